@@ -1,0 +1,293 @@
+// A single-node Apache Kafka broker (KRaft) that the project provisions itself: jars from Maven
+// Central into a cache outside git, storage formatted once, the broker started in the background
+// and waited for by asking it, topics created explicitly, and stopped cleanly.
+// Idempotent: a broker already running for the same data directory is reused.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+
+export const KAFKA_VERSION = '3.9.1';
+
+export interface KafkaBrokerOptions {
+  /** PLAINTEXT listener on 127.0.0.1. */
+  port: number;
+  /** KRaft controller listener on 127.0.0.1. */
+  controllerPort: number;
+  /** Where this broker keeps its logs, pid file and configuration (outside git). */
+  dataDir: string;
+  /** Topics to create (idempotent). */
+  topics?: { name: string; partitions?: number }[];
+  log?: (message: string) => void;
+}
+
+export interface RunningKafkaBroker {
+  brokers: string[];
+  pid: number;
+  /** True when this call started the broker; false when one was already running. */
+  started: boolean;
+}
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const pomFile = path.join(__dirname, 'kafka', 'pom.xml');
+
+/** The jar cache: ${ORDERING_CACHE_DIR:-$XDG_CACHE_HOME/ordering-platform}/kafka-<version>/libs */
+export function kafkaCacheDir(): string {
+  const base =
+    process.env.ORDERING_CACHE_DIR ??
+    path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'ordering-platform');
+  return path.join(base, `kafka-${KAFKA_VERSION}`);
+}
+
+/** Fetches Kafka's jars from Maven Central once; later calls return the cached folder at once. */
+export function ensureKafkaJars(log: (m: string) => void = () => {}): string {
+  const cache = kafkaCacheDir();
+  const libs = path.join(cache, 'libs');
+  const marker = path.join(cache, '.complete');
+  if (fs.existsSync(marker)) return libs;
+  for (const tool of ['java', 'mvn']) {
+    if (spawnSync(tool, ['-version'], { stdio: 'ignore' }).error) {
+      throw new Error(`Kafka needs '${tool}' on PATH (Java 17 and Apache Maven); it was not found`);
+    }
+  }
+  log(`fetching Apache Kafka ${KAFKA_VERSION} from Maven Central into ${libs}`);
+  fs.rmSync(libs, { recursive: true, force: true });
+  fs.mkdirSync(libs, { recursive: true });
+  const result = spawnSync(
+    'mvn',
+    [
+      '-B',
+      '-q',
+      '-f',
+      pomFile,
+      'org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies',
+      '-DincludeScope=runtime',
+      `-DoutputDirectory=${libs}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' },
+  );
+  if (result.status !== 0) {
+    throw new Error(`fetching Kafka from Maven Central failed:\n${result.stdout}\n${result.stderr}`);
+  }
+  fs.writeFileSync(marker, new Date().toISOString());
+  return libs;
+}
+
+function serverProperties(o: KafkaBrokerOptions): string {
+  return [
+    'process.roles=broker,controller',
+    'node.id=1',
+    `controller.quorum.voters=1@127.0.0.1:${o.controllerPort}`,
+    `listeners=PLAINTEXT://127.0.0.1:${o.port},CONTROLLER://127.0.0.1:${o.controllerPort}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${o.port}`,
+    'controller.listener.names=CONTROLLER',
+    'inter.broker.listener.name=PLAINTEXT',
+    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    `log.dirs=${path.join(o.dataDir, 'data')}`,
+    'num.partitions=3',
+    'auto.create.topics.enable=false',
+    'offsets.topic.replication.factor=1',
+    'offsets.topic.num.partitions=1',
+    'transaction.state.log.replication.factor=1',
+    'transaction.state.log.min.isr=1',
+    'group.initial.rebalance.delay.ms=0',
+    'log.cleaner.dedupe.buffer.size=16777216',
+    'log.retention.hours=24',
+    '',
+  ].join('\n');
+}
+
+const log4j = [
+  'log4j.rootLogger=WARN, stdout',
+  'log4j.appender.stdout=org.apache.log4j.ConsoleAppender',
+  'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout',
+  'log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n',
+  'log4j.logger.kafka.server.KafkaServer=INFO',
+  'log4j.logger.kafka.server.KafkaRaftServer=INFO',
+  'log4j.logger.kafka.server.BrokerServer=INFO',
+  '',
+].join('\n');
+
+function pidFile(dataDir: string): string {
+  return path.join(dataDir, 'broker.pid');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(pidFile(dataDir), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Asks the broker for its cluster metadata; resolves true once it answers. */
+export async function kafkaAnswers(brokers: string[], timeoutMs = 3000): Promise<boolean> {
+  const kafka = new Kafka({
+    clientId: 'ordering-probe',
+    brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: Math.min(timeoutMs, 1000),
+    retry: { retries: 0 },
+  });
+  const admin = kafka.admin();
+  try {
+    await Promise.race([
+      (async () => {
+        await admin.connect();
+        await admin.describeCluster();
+      })(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs)),
+    ]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
+}
+
+/** Creates the topics that do not exist yet and waits for their partition leaders. */
+export async function createTopics(
+  brokers: string[],
+  topics: { name: string; partitions?: number }[],
+): Promise<void> {
+  if (topics.length === 0) return;
+  const kafka = new Kafka({ clientId: 'ordering-topics', brokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t.name));
+    if (missing.length > 0) {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((t) => ({
+          topic: t.name,
+          numPartitions: t.partitions ?? 3,
+          replicationFactor: 1,
+        })),
+      });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Starts the broker (or finds the one already running for dataDir) and waits until it answers. */
+export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<RunningKafkaBroker> {
+  const log = options.log ?? (() => {});
+  const brokers = [`127.0.0.1:${options.port}`];
+  fs.mkdirSync(options.dataDir, { recursive: true });
+
+  const running = readPid(options.dataDir);
+  if (running && (await kafkaAnswers(brokers))) {
+    log(`Kafka already running on ${brokers[0]} (pid ${running})`);
+    await createTopics(brokers, options.topics ?? []);
+    return { brokers, pid: running, started: false };
+  }
+  if (await kafkaAnswers(brokers, 1500)) {
+    throw new Error(
+      `port ${options.port} already has a Kafka broker that is not ours (${options.dataDir}); ` +
+        'stop it or choose another port',
+    );
+  }
+
+  const libs = ensureKafkaJars(log);
+  const classpath = `${libs}/*`;
+  const props = path.join(options.dataDir, 'server.properties');
+  const log4jFile = path.join(options.dataDir, 'log4j.properties');
+  fs.writeFileSync(props, serverProperties(options));
+  fs.writeFileSync(log4jFile, log4j);
+
+  const clusterIdFile = path.join(options.dataDir, 'cluster.id');
+  if (!fs.existsSync(clusterIdFile)) {
+    // KRaft cluster ids are 16 random bytes, base64url without padding (22 characters).
+    fs.writeFileSync(clusterIdFile, randomBytes(16).toString('base64url'));
+  }
+  const clusterId = fs.readFileSync(clusterIdFile, 'utf8').trim();
+  const jvm = [
+    '-Xms256m',
+    '-Xmx512m',
+    '-XX:+UseSerialGC',
+    '-XX:TieredStopAtLevel=1',
+    '-Djava.awt.headless=true',
+  ];
+  const log4jOpt = `-Dlog4j.configuration=file:${log4jFile}`;
+
+  const format = spawnSync(
+    'java',
+    [
+      ...jvm,
+      log4jOpt,
+      '-cp',
+      classpath,
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      clusterId,
+      '-c',
+      props,
+      '--ignore-formatted',
+    ],
+    { encoding: 'utf8' },
+  );
+  if (format.status !== 0) {
+    throw new Error(`formatting Kafka storage failed:\n${format.stdout}\n${format.stderr}`);
+  }
+
+  const logFile = path.join(options.dataDir, 'broker.log');
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn('java', [...jvm, log4jOpt, '-cp', classpath, 'kafka.Kafka', props], {
+    detached: true,
+    stdio: ['ignore', out, out],
+    cwd: repoRoot,
+  });
+  fs.closeSync(out);
+  child.unref();
+  if (!child.pid) throw new Error('could not start java for Kafka');
+  fs.writeFileSync(pidFile(options.dataDir), String(child.pid));
+  log(`starting Kafka ${KAFKA_VERSION} on ${brokers[0]} (pid ${child.pid}, log ${logFile})`);
+
+  const deadline = Date.now() + 90_000;
+  while (!(await kafkaAnswers(brokers, 2000))) {
+    if (!isAlive(child.pid)) {
+      const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n');
+      throw new Error(`Kafka exited while starting; last lines of ${logFile}:\n${tail}`);
+    }
+    if (Date.now() > deadline) {
+      await stopKafkaBroker(options.dataDir);
+      throw new Error(`Kafka did not answer on ${brokers[0]} within 90 s; see ${logFile}`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  await createTopics(brokers, options.topics ?? []);
+  return { brokers, pid: child.pid, started: true };
+}
+
+/** Stops the broker of dataDir with SIGTERM (controlled shutdown), SIGKILL after 30 s. */
+export async function stopKafkaBroker(dataDir: string): Promise<void> {
+  const pid = readPid(dataDir);
+  if (!pid) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 30_000;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  fs.rmSync(pidFile(dataDir), { force: true });
+}
+
+/** Folder for local state (git-ignored). */
+export function localStateDir(...parts: string[]): string {
+  return path.join(repoRoot, '.local', ...parts);
+}

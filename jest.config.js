@@ -1,0 +1,32 @@
+// One jest configuration for the workspace. TypeScript is transformed by swc (no type-check here;
+// `tsc --noEmit` does that). Kafka, PostgreSQL and Redis are real: the global setup makes sure the
+// test Kafka broker runs and the servers answer.
+/** @type {import('jest').Config} */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: { parser: { syntax: 'typescript' }, target: 'es2022', keepClassNames: true },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+const common = {
+  rootDir: __dirname,
+  transform: { '^.+\\.ts$': swc },
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json', 'cjs', 'mjs'],
+};
+
+module.exports = {
+  globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
+  globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
+  maxWorkers: process.env.JEST_WORKERS ?? 2,
+  testTimeout: 30000,
+  projects: [
+    { ...common, displayName: 'libs', testMatch: ['<rootDir>/libs/*/test/**/*.test.ts'] },
+    { ...common, displayName: 'gateway', testMatch: ['<rootDir>/gateway/test/**/*.test.ts'] },
+    { ...common, displayName: 'services', testMatch: ['<rootDir>/services/*/test/**/*.test.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.test.ts'] },
+  ],
+};

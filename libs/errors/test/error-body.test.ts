@@ -1,0 +1,54 @@
+import {
+  AuthenticationError,
+  ConflictError,
+  IdempotencyError,
+  MissingFieldError,
+  RateLimitError,
+  errorBody,
+  toAppError,
+} from '../src';
+
+describe('errors by meaning', () => {
+  it('a missing field is 422 invalid_request/missing_required_field naming the param', () => {
+    const err = new MissingFieldError('shipping_address.postal_code');
+    expect(err.status).toBe(422);
+    expect(errorBody(err, 'req_1')).toEqual({
+      error: {
+        type: 'invalid_request',
+        code: 'missing_required_field',
+        message: 'Missing required field: shipping_address.postal_code',
+        param: 'shipping_address.postal_code',
+        request_id: 'req_1',
+      },
+    });
+  });
+
+  it('an unknown error becomes a 500 internal_error whose message reveals nothing', () => {
+    const err = toAppError(new Error('connection string postgres://secret@db'));
+    expect(err.status).toBe(500);
+    expect(err.code).toBe('internal_error');
+    expect(JSON.stringify(errorBody(err, 'r'))).not.toContain('secret');
+  });
+
+  it('authentication errors carry the bearer challenge', () => {
+    const err = new AuthenticationError();
+    expect([err.status, err.type, err.code]).toEqual([401, 'authentication_error', 'invalid_token']);
+    expect(err.headers['WWW-Authenticate']).toBe('Bearer error="invalid_token"');
+  });
+
+  it('rate limit errors say when to retry, in whole seconds, at least one', () => {
+    expect(new RateLimitError(0.2).headers['Retry-After']).toBe('1');
+    expect(new RateLimitError(2.4).headers['Retry-After']).toBe('3');
+  });
+
+  it('idempotency errors use the decided statuses', () => {
+    expect(new IdempotencyError('idempotency_key_reused', 'x').status).toBe(422);
+    expect(new IdempotencyError('idempotency_key_reused', 'x').type).toBe('idempotency_error');
+    expect(new IdempotencyError('idempotency_key_in_use', 'x').status).toBe(409);
+    expect(new ConflictError('login_taken', 'taken', 'login').param).toBe('login');
+  });
+
+  it('omits param when there is none', () => {
+    expect(errorBody(toAppError(new AuthenticationError()), 'r').error).not.toHaveProperty('param');
+  });
+});
