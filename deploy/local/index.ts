@@ -1,1 +1,2 @@
 export * from './kafka-broker';
+export * from './local-servers';
