@@ -1,0 +1,61 @@
+// The Express app every service and the gateway start from: request id, access log, JSON body,
+// health routes, the caller's routes, a 404 for unknown paths and the one error middleware.
+import express from 'express';
+import { pinoHttp } from 'pino-http';
+import { NotFoundError } from '@ordering/errors';
+import './express-types';
+import { errorMiddleware } from './error-middleware';
+import { DEFAULT_READINESS_TIMEOUT_MS, type ReadinessCheck, mountHealthRoutes } from './health-routes';
+import type { Logger } from './logger';
+import { requestId } from './request-id';
+
+export interface CreateAppOptions {
+  service: string;
+  logger: Logger;
+  readiness?: ReadinessCheck[];
+  /** Per-check timeout of `/readyz`, default 2000 ms. */
+  readinessTimeoutMs?: number;
+  /** Largest JSON body accepted, in the `bytes` notation ('1mb', '100kb'); default '1mb'. */
+  bodyLimit?: string;
+  routes: (app: express.Express) => void;
+}
+
+const QUIET_PATHS = new Set(['/healthz', '/readyz']);
+
+export function createApp(options: CreateAppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use(requestId());
+  app.use(
+    pinoHttp({
+      logger: options.logger,
+      genReqId: (req) => req.id,
+      customAttributeKeys: { reqId: 'request_id' },
+      // `req.log` lines carry only the request id; the access line carries the whole request.
+      quietReqLogger: true,
+      customLogLevel: (req, res, err) => {
+        if (err || res.statusCode >= 500) return 'error';
+        if (res.statusCode >= 400) return 'warn';
+        // Probes every few seconds would drown the log; their failures are still logged.
+        return QUIET_PATHS.has((req.url ?? '').split('?')[0] ?? '') ? 'silent' : 'info';
+      },
+      // The error middleware already logged a failure with its stack: no second, synthetic one.
+      customErrorObject: (_req, _res, err, val: Record<string, unknown>) =>
+        err.message.startsWith('failed with status code') ? { ...val, err: undefined } : val,
+      customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
+      customSuccessMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
+    }),
+  );
+  app.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
+
+  mountHealthRoutes(app, options.readiness ?? [], options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS);
+  options.routes(app);
+
+  app.use((req, _res, next) => {
+    next(new NotFoundError(`Unrecognized request URL (${req.method} ${req.path})`));
+  });
+  app.use(errorMiddleware({ logger: options.logger }));
+  return app;
+}

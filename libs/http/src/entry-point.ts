@@ -1,0 +1,193 @@
+// Entry points (HTTP server, Kafka consumers, relays, jobs) share one life cycle: started in
+// order, stopped in reverse on SIGTERM/SIGINT. The HTTP entry point drains: it stops accepting
+// connections, lets requests in flight finish (up to a bound) and closes idle keep-alive sockets.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
+import type { Logger } from './logger';
+
+export interface EntryPoint {
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface HttpEntryPointOptions {
+  port: number;
+  /** Default: every interface. */
+  host?: string;
+  logger: Logger;
+  /** How long requests in flight may take to finish once stopping began; default 10 s. */
+  drainTimeoutMs?: number;
+  /** Entry point name in logs; default 'http'. */
+  name?: string;
+}
+
+export type HttpEntryPoint = EntryPoint & { url(): string; server(): http.Server | undefined };
+
+export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOptions): HttpEntryPoint {
+  const name = options.name ?? 'http';
+  const drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
+  const log = options.logger.child({ entry_point: name });
+  let server: http.Server | undefined;
+  let stopping: Promise<void> | undefined;
+  const inFlight = new Set<http.ServerResponse>();
+
+  const handler: RequestListener = (req, res) => {
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      // A keep-alive socket that just finished its last request while draining: close it now.
+      if (stopping) server?.closeIdleConnections();
+    });
+    // A request that arrives on an open keep-alive socket while draining is served, then the
+    // socket closes.
+    if (stopping) res.setHeader('Connection', 'close');
+    app(req, res);
+  };
+
+  function url(): string {
+    const address = server?.address();
+    if (!address || typeof address === 'string') throw new Error(`${name} entry point is not listening`);
+    const { address: host, port, family } = address as AddressInfo;
+    const wildcard = host === '::' || host === '0.0.0.0';
+    const shown = wildcard ? '127.0.0.1' : family === 'IPv6' ? `[${host}]` : host;
+    return `http://${shown}:${port}`;
+  }
+
+  async function start(): Promise<void> {
+    if (server) throw new Error(`${name} entry point already started`);
+    const s = http.createServer(handler);
+    // Let the load balancer's keep-alive outlive ours rather than the reverse.
+    s.keepAliveTimeout = 65_000;
+    s.headersTimeout = 66_000;
+    await new Promise<void>((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(options.port, options.host, () => {
+        s.off('error', reject);
+        resolve();
+      });
+    });
+    server = s;
+    log.info({ url: url() }, 'listening');
+  }
+
+  function stop(): Promise<void> {
+    if (stopping) return stopping;
+    const s = server;
+    if (!s) return Promise.resolve();
+    stopping = new Promise<void>((resolve) => {
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      const timer = setTimeout(() => {
+        log.warn(
+          { in_flight: inFlight.size },
+          'requests still running after the drain timeout; closing their connections',
+        );
+        s.closeAllConnections();
+      }, drainTimeoutMs);
+      s.close(() => {
+        clearTimeout(timer);
+        log.info('stopped');
+        resolve();
+      });
+      s.closeIdleConnections();
+    });
+    return stopping;
+  }
+
+  return { name, start, stop, url, server: () => server };
+}
+
+export interface RunServiceOptions {
+  service: string;
+  logger: Logger;
+  entryPoints: EntryPoint[];
+  /** Bound on stopping every entry point; past it the process exits 1. Default 15 s. */
+  shutdownTimeoutMs?: number;
+  /** Signals that stop the service; default SIGTERM and SIGINT. */
+  signals?: NodeJS.Signals[];
+  /** How the process ends after a signal; default `process.exit`. */
+  exit?: (code: number) => void;
+}
+
+export interface RunningService {
+  /** Stops every entry point in reverse order (once); does not exit the process. */
+  stop(): Promise<void>;
+}
+
+async function stopAll(entryPoints: EntryPoint[], logger: Logger): Promise<boolean> {
+  let ok = true;
+  for (const ep of [...entryPoints].reverse()) {
+    try {
+      await ep.stop();
+    } catch (err) {
+      ok = false;
+      logger.error({ err, entry_point: ep.name }, 'entry point failed to stop');
+    }
+  }
+  return ok;
+}
+
+/**
+ * Starts the entry points in order (stopping those already started if one fails) and stops them
+ * in reverse on the first SIGTERM/SIGINT, then exits 0, or 1 when stopping failed or timed out.
+ */
+export async function runService(options: RunServiceOptions): Promise<RunningService> {
+  const { logger, entryPoints } = options;
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 15_000;
+  const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+
+  const started: EntryPoint[] = [];
+  for (const ep of entryPoints) {
+    try {
+      await ep.start();
+      started.push(ep);
+    } catch (err) {
+      logger.error({ err, entry_point: ep.name }, 'entry point failed to start; stopping the others');
+      await stopAll(started, logger);
+      throw err;
+    }
+  }
+  logger.info({ entry_points: entryPoints.map((e) => e.name) }, `${options.service} started`);
+
+  let stopping: Promise<boolean> | undefined;
+  let signalled = false;
+  const removeListeners = () => {
+    for (const signal of signals) process.off(signal, onSignal);
+  };
+  const stopOnce = (): Promise<boolean> => {
+    stopping ??= stopAll(started, logger);
+    return stopping;
+  };
+
+  function onSignal(signal: NodeJS.Signals): void {
+    // The listener stays while stopping so that a repeated signal cannot kill the process mid-drain.
+    if (signalled) {
+      logger.info({ signal }, `${options.service} is already stopping`);
+      return;
+    }
+    signalled = true;
+    logger.info({ signal }, `${options.service} stopping`);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), shutdownTimeoutMs);
+    });
+    void Promise.race([stopOnce(), timedOut]).then((result) => {
+      clearTimeout(timer);
+      const code = result === true ? 0 : 1;
+      if (result === 'timeout') logger.error({ timeout_ms: shutdownTimeoutMs }, 'stopping timed out');
+      logger.info({ exit_code: code }, `${options.service} stopped`);
+      removeListeners();
+      logger.flush(() => exit(code));
+    });
+  }
+  for (const signal of signals) process.on(signal, onSignal);
+
+  return {
+    stop: async () => {
+      removeListeners();
+      if (!(await stopOnce())) throw new Error(`${options.service}: an entry point failed to stop`);
+    },
+  };
+}

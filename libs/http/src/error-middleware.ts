@@ -1,0 +1,84 @@
+// The one place errors become HTTP responses: AppErrors render as they say, errors of Express's
+// own body parser and router are mapped to their meaning, and anything else is a bug: a 500 whose
+// body reveals nothing, logged with its stack.
+import type { ErrorRequestHandler } from 'express';
+import {
+  AppError,
+  BadRequestError,
+  InternalError,
+  NotFoundError,
+  PayloadTooLargeError,
+  errorBody,
+  toAppError,
+} from '@ordering/errors';
+import type { Logger } from './logger';
+import { requestIdOf } from './request-id';
+
+interface HttpErrorLike {
+  status?: unknown;
+  statusCode?: unknown;
+  type?: unknown;
+  expose?: unknown;
+  limit?: unknown;
+}
+
+function httpStatusOf(err: HttpErrorLike): number | undefined {
+  const status = err.status ?? err.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 600 ? status : undefined;
+}
+
+/** Maps errors thrown by Express itself (body parser, router) to AppErrors; others as toAppError. */
+export function toHttpAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  if (typeof err === 'object' && err !== null) {
+    const e = err as HttpErrorLike;
+    const status = httpStatusOf(e);
+    switch (e.type) {
+      case 'entity.parse.failed':
+        return new BadRequestError('The request body is not valid JSON');
+      case 'entity.too.large':
+        return new PayloadTooLargeError(
+          typeof e.limit === 'number'
+            ? `The request body is larger than the limit of ${e.limit} bytes`
+            : 'The request body is too large',
+        );
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return new AppError(
+          415,
+          'invalid_request',
+          'unsupported_media_type',
+          'The request body encoding is not supported',
+        );
+    }
+    // body-parser's other client errors (aborted, size mismatch) and the router's undecodable path.
+    if (status !== undefined && status < 500 && e.expose !== false) {
+      if (err instanceof URIError) return new NotFoundError('No such resource: the path cannot be decoded');
+      return new BadRequestError('The request is malformed', 'invalid_request_body');
+    }
+  }
+  return toAppError(err);
+}
+
+export interface ErrorMiddlewareOptions {
+  /** Used when the request has no pino-http `req.log`. */
+  logger?: Logger;
+}
+
+export function errorMiddleware(options: ErrorMiddlewareOptions = {}): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    const appError = toHttpAppError(err);
+    const log = (req as { log?: Logger }).log ?? options.logger;
+    if (appError.status >= 500) {
+      const cause = appError instanceof InternalError ? (appError.cause ?? err) : err;
+      log?.error({ err: cause, code: appError.code }, 'request failed');
+    }
+    if (res.headersSent) {
+      // Too late for an error body: let Express end the connection.
+      next(err);
+      return;
+    }
+    for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
+    res.status(appError.status).json(errorBody(appError, requestIdOf(req, res)));
+  };
+}

@@ -1,0 +1,10 @@
+import './express-types';
+
+export * from './logger';
+export * from './request-id';
+export * from './error-middleware';
+export * from './health-routes';
+export * from './create-app';
+export * from './identity';
+export * from './pagination';
+export * from './entry-point';

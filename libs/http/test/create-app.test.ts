@@ -1,0 +1,291 @@
+import request from 'supertest';
+import type { AppError } from '@ordering/errors';
+import {
+  AuthenticationError,
+  ConflictError,
+  IdempotencyError,
+  MissingFieldError,
+  NotFoundError,
+  RateLimitError,
+  UnavailableError,
+} from '@ordering/errors';
+import { createApp, type ReadinessCheck } from '../src';
+import { captureLogs } from './log-capture';
+
+function appWith(
+  options: { readiness?: ReadinessCheck[]; bodyLimit?: string; readinessTimeoutMs?: number } = {},
+) {
+  const logs = captureLogs();
+  const app = createApp({
+    service: 'test-service',
+    logger: logs.logger,
+    ...options,
+    routes: (app) => {
+      app.post('/echo', (req, res) => {
+        res.status(201).json({ received: req.body, request_id: req.id });
+      });
+      app.get('/boom', () => {
+        throw new Error('database password hunter2 leaked in message');
+      });
+      app.get('/boom-async', async () => {
+        await Promise.resolve();
+        throw new TypeError('cannot read properties of undefined');
+      });
+      app.get('/orders/:id', (req) => {
+        throw new NotFoundError(`No such order: ${req.params.id}`, 'id');
+      });
+      app.get('/throws/:kind', (req) => {
+        const errors: Record<string, AppError> = {
+          missing: new MissingFieldError('items'),
+          conflict: new ConflictError('order_not_cancellable', 'This order cannot be cancelled'),
+          auth: new AuthenticationError(),
+          rate: new RateLimitError(2.5),
+          idem: new IdempotencyError('idempotency_key_reused', 'Keys are for one request body'),
+          down: new UnavailableError(),
+        };
+        throw errors[req.params.kind as string];
+      });
+    },
+  });
+  return { app, logs };
+}
+
+const errorShape = (status: number, type: string, code: string) => ({ status, type, code });
+
+describe('createApp: request ids', () => {
+  it('generates a req_ id when the caller sends none, and reports it in the header and req.id', async () => {
+    const { app } = appWith();
+    const res = await request(app).post('/echo').send({ a: 1 }).expect(201);
+    expect(res.headers['x-request-id']).toMatch(/^req_[A-Za-z0-9]{16}$/);
+    expect(res.body).toEqual({ received: { a: 1 }, request_id: res.headers['x-request-id'] });
+  });
+
+  it('passes a sane X-Request-Id through', async () => {
+    const { app } = appWith();
+    const id = 'gw-01HZX.abc:def_9';
+    const res = await request(app).post('/echo').set('X-Request-Id', id).send({}).expect(201);
+    expect(res.headers['x-request-id']).toBe(id);
+    expect(res.body.request_id).toBe(id);
+  });
+
+  it.each([
+    ['too long', 'a'.repeat(201)],
+    ['with spaces', 'id with spaces'],
+    ['with a header-injection attempt', 'abc\tdef'],
+    ['with slashes', '../../etc'],
+  ])('replaces an X-Request-Id %s with a generated one', async (_label, id) => {
+    const { app } = appWith();
+    const res = await request(app).post('/echo').set('X-Request-Id', id).send({}).expect(201);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('keeps a 200-character id (the upper bound)', async () => {
+    const { app } = appWith();
+    const id = 'x'.repeat(200);
+    const res = await request(app).get('/healthz').set('X-Request-Id', id).expect(200);
+    expect(res.headers['x-request-id']).toBe(id);
+  });
+
+  it('writes an access log line carrying the request id and the service', async () => {
+    const { app, logs } = appWith();
+    const res = await request(app)
+      .post('/echo')
+      .set('Authorization', 'Bearer secret-token')
+      .send({})
+      .expect(201);
+    const line = logs.lines().find((l) => l.request_id === res.headers['x-request-id']);
+    expect(line).toMatchObject({ service: 'test-service', level: 'info', msg: 'POST /echo 201' });
+    expect(logs.text()).not.toContain('secret-token');
+  });
+});
+
+describe('createApp: error bodies', () => {
+  it('400 invalid_json for a body that is not JSON', async () => {
+    const { app } = appWith();
+    const res = await request(app)
+      .post('/echo')
+      .set('Content-Type', 'application/json')
+      .set('X-Request-Id', 'r-1')
+      .send('{"items": [1,')
+      .expect(400);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({
+      error: {
+        type: 'invalid_request',
+        code: 'invalid_json',
+        message: 'The request body is not valid JSON',
+        request_id: 'r-1',
+      },
+    });
+  });
+
+  it('413 body_too_large past the body limit (default 1mb)', async () => {
+    const { app } = appWith();
+    const big = JSON.stringify({ blob: 'x'.repeat(1024 * 1024) });
+    const res = await request(app)
+      .post('/echo')
+      .set('Content-Type', 'application/json')
+      .send(big)
+      .expect(413);
+    expect(res.body.error).toEqual({
+      type: 'invalid_request',
+      code: 'body_too_large',
+      message: 'The request body is larger than the limit of 1048576 bytes',
+      request_id: res.headers['x-request-id'],
+    });
+  });
+
+  it('honours a smaller bodyLimit, and accepts a body just under it', async () => {
+    const { app } = appWith({ bodyLimit: '100b' });
+    await request(app)
+      .post('/echo')
+      .send({ s: 'x'.repeat(80) })
+      .expect(201);
+    const res = await request(app)
+      .post('/echo')
+      .send({ s: 'x'.repeat(100) })
+      .expect(413);
+    expect(res.body.error.code).toBe('body_too_large');
+  });
+
+  it('404 resource_missing for an unknown path, echoing the request id', async () => {
+    const { app } = appWith();
+    const res = await request(app).get('/v1/nothing-here?x=1').expect(404);
+    expect(res.body).toEqual({
+      error: {
+        type: 'invalid_request',
+        code: 'resource_missing',
+        message: 'Unrecognized request URL (GET /v1/nothing-here)',
+        request_id: res.headers['x-request-id'],
+      },
+    });
+  });
+
+  it('404 for a known path with a method it does not serve', async () => {
+    const { app } = appWith();
+    const res = await request(app).delete('/echo').expect(404);
+    expect(res.body.error.code).toBe('resource_missing');
+  });
+
+  it('404 (not 500) for a path parameter that cannot be decoded', async () => {
+    const { app } = appWith();
+    const res = await request(app).get('/orders/%E0%A4%A').expect(404);
+    expect(res.body.error).toMatchObject({ type: 'invalid_request', code: 'resource_missing' });
+  });
+
+  it('500 internal_error for a bug: no message, no stack in the body; the stack is logged', async () => {
+    const { app, logs } = appWith();
+    const res = await request(app).get('/boom').set('X-Request-Id', 'bug-1').expect(500);
+    expect(res.body).toEqual({
+      error: {
+        type: 'api_error',
+        code: 'internal_error',
+        message: 'An internal error occurred; it has been logged',
+        request_id: 'bug-1',
+      },
+    });
+    expect(JSON.stringify(res.body)).not.toMatch(/hunter2|at .*\.ts|stack/);
+    const logged = logs.lines().find((l) => l.msg === 'request failed');
+    expect(logged).toMatchObject({ level: 'error', request_id: 'bug-1', service: 'test-service' });
+    expect((logged?.err as { stack: string }).stack).toContain('create-app.test.ts');
+  });
+
+  it('500 for a rejected promise of an async handler (Express 5)', async () => {
+    const { app } = appWith();
+    const res = await request(app).get('/boom-async').expect(500);
+    expect(res.body.error.code).toBe('internal_error');
+    expect(JSON.stringify(res.body)).not.toContain('undefined');
+  });
+
+  it('renders an AppError with its param', async () => {
+    const { app } = appWith();
+    const res = await request(app).get('/orders/ord_404').expect(404);
+    expect(res.body.error).toEqual({
+      type: 'invalid_request',
+      code: 'resource_missing',
+      message: 'No such order: ord_404',
+      param: 'id',
+      request_id: res.headers['x-request-id'],
+    });
+  });
+
+  it.each([
+    ['missing', errorShape(422, 'invalid_request', 'missing_required_field'), {}],
+    ['conflict', errorShape(409, 'invalid_request', 'order_not_cancellable'), {}],
+    [
+      'auth',
+      errorShape(401, 'authentication_error', 'invalid_token'),
+      { 'www-authenticate': 'Bearer error="invalid_token"' },
+    ],
+    ['rate', errorShape(429, 'rate_limit_error', 'rate_limit_exceeded'), { 'retry-after': '3' }],
+    ['idem', errorShape(422, 'idempotency_error', 'idempotency_key_reused'), {}],
+    ['down', errorShape(503, 'api_error', 'service_unavailable'), {}],
+  ])('renders %s with its status, type, code and headers', async (kind, shape, headers) => {
+    const { app } = appWith();
+    const res = await request(app).get(`/throws/${kind}`).expect(shape.status);
+    expect(res.body.error).toMatchObject({
+      type: shape.type,
+      code: shape.code,
+      request_id: res.headers['x-request-id'],
+    });
+    expect(res.headers).toMatchObject(headers);
+    expect(res.body.error).not.toHaveProperty('stack');
+  });
+});
+
+describe('createApp: health', () => {
+  it('GET /healthz answers 200 {status: ok}', async () => {
+    const { app } = appWith();
+    await request(app).get('/healthz').expect(200, { status: 'ok' });
+  });
+
+  it('GET /readyz answers 200 when every check passes', async () => {
+    const { app } = appWith({
+      readiness: [
+        { name: 'postgres', check: async () => {} },
+        { name: 'kafka', check: async () => {} },
+      ],
+    });
+    await request(app)
+      .get('/readyz')
+      .expect(200, { status: 'ready', checks: { postgres: 'ok', kafka: 'ok' } });
+  });
+
+  it('GET /readyz answers 503 naming the failing and the hanging check', async () => {
+    const { app, logs } = appWith({
+      readinessTimeoutMs: 50,
+      readiness: [
+        { name: 'postgres', check: async () => {} },
+        { name: 'kafka', check: () => Promise.reject(new Error('broker 127.0.0.1:9 unreachable')) },
+        { name: 'redis', check: () => new Promise<void>(() => {}) },
+        {
+          name: 'sync-thrower',
+          check: () => {
+            throw new Error('thrown before any promise');
+          },
+        },
+      ],
+    });
+    const started = Date.now();
+    const res = await request(app).get('/readyz').expect(503);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(res.body).toEqual({
+      status: 'not_ready',
+      checks: {
+        postgres: 'ok',
+        kafka: 'broker 127.0.0.1:9 unreachable',
+        redis: 'timed out after 50 ms',
+        'sync-thrower': 'thrown before any promise',
+      },
+    });
+    // A failing probe is logged even though passing probes are not.
+    expect(logs.lines().some((l) => l.msg === 'GET /readyz 503')).toBe(true);
+  });
+
+  it('does not log passing probes', async () => {
+    const { app, logs } = appWith();
+    await request(app).get('/healthz').expect(200);
+    await request(app).get('/readyz').expect(200);
+    expect(logs.lines().filter((l) => typeof l.msg === 'string' && l.msg.includes('z 200'))).toEqual([]);
+  });
+});
