@@ -1,0 +1,43 @@
+// Turning zod issues into what a person (or the API's `error.param`) can use:
+// `items[2].item_code`, `shipping_address.postal_code`, `data.total.amount`.
+import type { z } from 'zod';
+
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+export interface IssueSummary {
+  /** Offending field path, empty for the value itself. */
+  path: string;
+  /** True when the field is absent (API: `missing_required_field`), false when malformed (`invalid_value`). */
+  missing: boolean;
+  message: string;
+}
+
+/** `input` is the value that was parsed: it tells an absent field from a malformed one. */
+export function summarizeIssues(error: z.ZodError, input: unknown): IssueSummary[] {
+  return error.issues.map((issue) => {
+    const path = formatIssuePath(issue.path);
+    return { path, missing: isMissing(issue, input), message: issue.message };
+  });
+}
+
+/** "data.total.amount: Invalid input: expected int, received string; type: ..." */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((i) => `${formatIssuePath(i.path) || '(value)'}: ${i.message}`).join('; ');
+}
+
+function isMissing(issue: z.core.$ZodIssue, input: unknown): boolean {
+  if (issue.code !== 'invalid_type') return false;
+  let value: unknown = input;
+  for (const key of issue.path) {
+    if (value === null || typeof value !== 'object') return false;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value === undefined;
+}

@@ -1,0 +1,86 @@
+// Building blocks shared by the resources: timestamps, money, people, the list envelope and the
+// error body. Resource schemas are loose (unknown fields pass through): the API may add fields
+// within /v1 and readers must ignore what they do not know.
+import { z } from '../zod';
+
+/** ISO 8601 UTC date-time, e.g. `2026-11-22T09:30:00Z` (fractional seconds allowed). */
+export const Timestamp = z.iso.datetime().openapi({
+  description: 'ISO 8601 date-time in UTC',
+  example: '2026-11-22T09:30:00Z',
+});
+
+/** ISO 8601 calendar date, e.g. `2026-11-25`. */
+export const DateOnly = z.iso.date().openapi({ description: 'ISO 8601 date', example: '2026-11-25' });
+
+export const CurrencyCode = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 code')
+  .openapi({ description: 'ISO 4217 currency code, upper case', example: 'USD' });
+
+export const Money = z
+  .looseObject({
+    amount: z.int().openapi({ description: "Integer amount in the currency's minor unit (cents for USD)" }),
+    currency: CurrencyCode,
+  })
+  .openapi('Money', {
+    description: 'An amount of money in minor units',
+    example: { amount: 1250, currency: 'USD' },
+  });
+export type Money = z.infer<typeof Money>;
+
+/** A user as shown inside other resources (`ordered_by`, `cancelled_by`, `rejected_by`). */
+export const UserRef = z
+  .looseObject({
+    login: z.string().openapi({ description: 'Shopper login' }),
+    name: z.string().openapi({ description: 'Display name' }),
+  })
+  .openapi('UserRef', { description: 'A shopper, by login and name' });
+export type UserRef = z.infer<typeof UserRef>;
+
+/** The list envelope of every list endpoint, for items of `item`. */
+export function listOf<T extends z.ZodType>(item: T, name: string) {
+  return z
+    .looseObject({
+      object: z.literal('list'),
+      url: z.string().openapi({ description: 'Path of the list request, without the query' }),
+      has_more: z.boolean().openapi({ description: 'True when another page follows' }),
+      next_cursor: z
+        .string()
+        .nullable()
+        .openapi({ description: 'Opaque cursor to pass as `starting_after`; null when `has_more` is false' }),
+      data: z.array(item),
+    })
+    .openapi(name, { description: 'A page of a cursor-paginated list' });
+}
+export interface ListEnvelope<T> {
+  object: 'list';
+  url: string;
+  has_more: boolean;
+  next_cursor: string | null;
+  data: T[];
+}
+
+export const ERROR_TYPES = [
+  'invalid_request',
+  'authentication_error',
+  'permission_error',
+  'rate_limit_error',
+  'idempotency_error',
+  'api_error',
+] as const;
+
+export const ErrorBody = z
+  .looseObject({
+    error: z.looseObject({
+      type: z.enum(ERROR_TYPES).openapi({ description: 'Broad class of the error' }),
+      code: z.string().openapi({ description: 'Machine-readable code, e.g. `missing_required_field`' }),
+      message: z.string().openapi({ description: 'Human-readable explanation' }),
+      param: z
+        .string()
+        .optional()
+        .openapi({ description: 'Offending field path, e.g. `shipping_address.postal_code`' }),
+      request_id: z.string().openapi({ description: 'Equal to the `X-Request-Id` response header' }),
+    }),
+  })
+  .openapi('Error', { description: 'Body of every API error response' });
+export type ErrorBody = z.infer<typeof ErrorBody>;

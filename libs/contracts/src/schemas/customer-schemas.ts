@@ -1,0 +1,58 @@
+import { Money, Timestamp } from './common-schemas';
+import { z } from '../zod';
+
+export const ADDRESS_TYPES = ['shipping', 'billing'] as const;
+
+export const Address = z
+  .looseObject({
+    id: z.string().openapi({ description: 'Used as `shipping_address_id` when creating an order' }),
+    type: z.enum(ADDRESS_TYPES),
+    label: z.string(),
+    street_1: z.string(),
+    city: z.string(),
+    region: z.string(),
+    postal_code: z.string(),
+    country: z.string().openapi({ description: 'ISO 3166-1 alpha-2 country code', example: 'US' }),
+    default: z.boolean(),
+  })
+  .openapi('Address', { description: "One of a customer account's addresses" });
+export type Address = z.infer<typeof Address>;
+
+export const Customer = z
+  .looseObject({
+    id: z.string().openapi({ description: 'The customer account identifier (`cust_id` elsewhere)' }),
+    object: z.literal('customer'),
+    name: z.string(),
+    parent_cust_id: z.string().nullable().openapi({ description: 'Null for a top-level account' }),
+    created_at: Timestamp,
+    addresses: z.array(Address),
+    approval_required_over: Money.nullable().openapi({
+      description: 'Order total above which approval is required; null when orders never need approval',
+    }),
+    billing_terms: z.string(),
+  })
+  .openapi('Customer', { description: 'A customer account' });
+export type Customer = z.infer<typeof Customer>;
+
+export const ApprovalChainStep = z
+  .looseObject({
+    step: z.int().min(1).openapi({ description: 'Position in the chain, from 1' }),
+    approver: z.string().openapi({ description: 'Login of the approver of this step' }),
+  })
+  .openapi('ApprovalChainStep');
+
+export const ApprovalChain = z
+  .looseObject({
+    object: z.literal('approval_chain'),
+    cust_id: z.string(),
+    steps: z.array(ApprovalChainStep),
+  })
+  .openapi('ApprovalChain', { description: "A customer account's ordered list of approval steps" });
+export type ApprovalChain = z.infer<typeof ApprovalChain>;
+
+export const PutApprovalChainRequest = z
+  .object({
+    steps: z.array(z.object({ approver: z.string().min(1) })).max(20),
+  })
+  .openapi('PutApprovalChainRequest', { description: 'Replaces the chain; steps are numbered in order' });
+export type PutApprovalChainRequest = z.infer<typeof PutApprovalChainRequest>;

@@ -1,0 +1,53 @@
+import { Timestamp } from './common-schemas';
+import { SUBSCRIBABLE_EVENT_TYPES } from '../events/event-types';
+import { z } from '../zod';
+
+export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
+
+export const SubscribableEventType = z
+  .enum(SUBSCRIBABLE_EVENT_TYPES)
+  .openapi('SubscribableEventType', { description: 'An event type a subscription can receive' });
+
+export const WebhookSubscription = z
+  .looseObject({
+    id: z.string(),
+    object: z.literal('webhook_subscription'),
+    url: z.string().openapi({ description: 'HTTPS endpoint that receives events' }),
+    events: z.array(SubscribableEventType),
+    description: z.string().nullable(),
+    status: z.enum(WEBHOOK_STATUSES).openapi({ description: '`enabled` after creation' }),
+    signing_secret: z.string().optional().openapi({
+      description: 'Only in the responses of creation and rotate_secret; it cannot be read again',
+    }),
+    created_at: Timestamp,
+  })
+  .openapi('WebhookSubscription', { description: 'A subscription of an HTTPS endpoint to event types' });
+export type WebhookSubscription = z.infer<typeof WebhookSubscription>;
+
+export const CreateWebhookRequest = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).max(2048),
+    events: z.array(SubscribableEventType).min(1),
+    description: z.string().max(500).optional(),
+  })
+  .openapi('CreateWebhookRequest', { description: 'Body of POST /v1/webhooks (`url` must be https)' });
+export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequest>;
+
+export const UpdateWebhookRequest = z
+  .object({
+    url: CreateWebhookRequest.shape.url,
+    events: CreateWebhookRequest.shape.events,
+    description: z.string().max(500).nullable(),
+    status: z.enum(WEBHOOK_STATUSES),
+  })
+  .partial()
+  .openapi('UpdateWebhookRequest', { description: 'Body of PATCH /v1/webhooks/{id}: the fields to change' });
+export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequest>;
+
+export const DeletedWebhookSubscription = z
+  .looseObject({
+    id: z.string(),
+    object: z.literal('webhook_subscription'),
+    deleted: z.literal(true),
+  })
+  .openapi('DeletedWebhookSubscription', { description: 'Answer of DELETE /v1/webhooks/{id}' });
