@@ -1,0 +1,57 @@
+// The knex instance of a service: PostgreSQL through `pg`, named in pg_stat_activity after the
+// service, with a pool that holds no connection while idle.
+import knex, { type Knex } from 'knex';
+
+/** Where knex's own warnings go (a pino logger fits); default: knex prints them on the console. */
+export interface DbLogger {
+  warn(message: string): void;
+  error(message: string): void;
+  debug(message: string): void;
+}
+
+const text = (m: unknown) => (typeof m === 'string' ? m : JSON.stringify(m));
+
+export interface CreateKnexOptions {
+  url: string;
+  pool?: { min?: number; max?: number };
+  /** Shown as application_name in pg_stat_activity. */
+  service?: string;
+  /** How long a query waits for a free pooled connection; default 10 s. */
+  acquireConnectionTimeoutMs?: number;
+  logger?: DbLogger;
+}
+
+export function createKnex(options: CreateKnexOptions): Knex {
+  return knex({
+    client: 'pg',
+    connection: {
+      connectionString: options.url,
+      ...(options.service ? { application_name: options.service } : {}),
+    },
+    pool: { min: options.pool?.min ?? 0, max: options.pool?.max ?? 10 },
+    acquireConnectionTimeout: options.acquireConnectionTimeoutMs ?? 10_000,
+    ...(options.logger ? { log: knexLog(options.logger) } : {}),
+  });
+}
+
+function knexLog(logger: DbLogger): Knex.Logger {
+  return {
+    warn: (m) => logger.warn(`knex: ${text(m)}`),
+    error: (m) => logger.error(`knex: ${text(m)}`),
+    deprecate: (method, alternative) => logger.warn(`knex: ${method} is deprecated, use ${alternative}`),
+    debug: (m) => logger.debug(`knex: ${text(m)}`),
+  };
+}
+
+/** A `/readyz` check: the database answers a query. */
+export function databaseReadinessCheck(
+  db: Knex,
+  name = 'postgres',
+): { name: string; check(): Promise<void> } {
+  return {
+    name,
+    check: async () => {
+      await db.raw('select 1');
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Each service owns one database and creates it at start-up when it is missing. Two replicas
+// starting at once may both try: the loser's "already exists" is success.
+import pg from 'pg';
+import { databaseNameOf, quoteIdentifier, serverOf, withDatabase } from './database-url';
+
+const DUPLICATE_DATABASE = '42P04';
+const UNIQUE_VIOLATION = '23505'; // pg_database's unique index, when two CREATEs race
+
+export class DatabaseUnreachableError extends Error {
+  constructor(
+    readonly server: string,
+    readonly database: string,
+    cause: unknown,
+  ) {
+    const reason =
+      cause instanceof Error ? cause.message || (cause as { code?: string }).code : String(cause);
+    super(`PostgreSQL at ${server} is not reachable (to ensure database "${database}" exists): ${reason}`, {
+      cause,
+    });
+    this.name = 'DatabaseUnreachableError';
+  }
+}
+
+export interface EnsureDatabaseOptions {
+  /** Database to connect to for CREATE DATABASE; default `postgres`. */
+  maintenanceDatabase?: string;
+  connectTimeoutMs?: number;
+}
+
+/** Creates the database named by `url` unless it exists. */
+export async function ensureDatabase(url: string, options: EnsureDatabaseOptions = {}): Promise<void> {
+  const database = databaseNameOf(url);
+  const quoted = quoteIdentifier(database);
+  const client = new pg.Client({
+    connectionString: withDatabase(url, options.maintenanceDatabase ?? 'postgres'),
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    application_name: 'ensure-database',
+  });
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => {});
+    throw new DatabaseUnreachableError(serverOf(url), database, err);
+  }
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (found.rowCount) return;
+    await client.query(`create database ${quoted}`);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === DUPLICATE_DATABASE || code === UNIQUE_VIOLATION) return;
+    throw err;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -1,0 +1,6 @@
+export type { Knex } from 'knex';
+export * from './database-url';
+export * from './create-knex';
+export * from './ensure-database';
+export * from './migrations';
+export * from './db-env';
