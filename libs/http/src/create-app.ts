@@ -15,8 +15,11 @@ export interface CreateAppOptions {
   readiness?: ReadinessCheck[];
   /** Per-check timeout of `/readyz`, default 2000 ms. */
   readinessTimeoutMs?: number;
-  /** Largest JSON body accepted, in the `bytes` notation ('1mb', '100kb'); default '1mb'. */
-  bodyLimit?: string;
+  /**
+   * Largest JSON body accepted, in the `bytes` notation ('1mb', '100kb'); default '1mb'.
+   * `false`: bodies are not parsed at all (the gateway streams them through unread).
+   */
+  bodyLimit?: string | false;
   routes: (app: express.Express) => void;
 }
 
@@ -48,7 +51,7 @@ export function createApp(options: CreateAppOptions): express.Express {
       customSuccessMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
     }),
   );
-  app.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
+  if (options.bodyLimit !== false) app.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
 
   mountHealthRoutes(app, options.readiness ?? [], options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS);
   options.routes(app);
