@@ -13,7 +13,7 @@ import { createApp, type ReadinessCheck } from '../src';
 import { captureLogs } from './log-capture';
 
 function appWith(
-  options: { readiness?: ReadinessCheck[]; bodyLimit?: string; readinessTimeoutMs?: number } = {},
+  options: { readiness?: ReadinessCheck[]; bodyLimit?: string | false; readinessTimeoutMs?: number } = {},
 ) {
   const logs = captureLogs();
   const app = createApp({
@@ -23,6 +23,11 @@ function appWith(
     routes: (app) => {
       app.post('/echo', (req, res) => {
         res.status(201).json({ received: req.body, request_id: req.id });
+      });
+      app.post('/raw-length', async (req, res) => {
+        let bytes = 0;
+        for await (const chunk of req) bytes += (chunk as Buffer).length;
+        res.json({ parsed: req.body !== undefined, bytes });
       });
       app.get('/boom', () => {
         throw new Error('database password hunter2 leaked in message');
@@ -146,6 +151,17 @@ describe('createApp: error bodies', () => {
       .send({ s: 'x'.repeat(100) })
       .expect(413);
     expect(res.body.error.code).toBe('body_too_large');
+  });
+
+  it('bodyLimit false leaves the body unread for the route (the gateway streams it on)', async () => {
+    const { app } = appWith({ bodyLimit: false });
+    const body = JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) });
+    const res = await request(app)
+      .post('/raw-length')
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(200);
+    expect(res.body).toEqual({ parsed: false, bytes: Buffer.byteLength(body) });
   });
 
   it('404 resource_missing for an unknown path, echoing the request id', async () => {
@@ -280,6 +296,21 @@ describe('createApp: health', () => {
     });
     // A failing probe is logged even though passing probes are not.
     expect(logs.lines().some((l) => l.msg === 'GET /readyz 503')).toBe(true);
+  });
+
+  it('GET /readyz stays ready when a check resolves with a degraded note, and shows the note', async () => {
+    const { app } = appWith({
+      readiness: [
+        { name: 'postgres', check: async () => {} },
+        { name: 'redis', check: async () => 'degraded: rate limits enforced per replica' },
+      ],
+    });
+    await request(app)
+      .get('/readyz')
+      .expect(200, {
+        status: 'ready',
+        checks: { postgres: 'ok', redis: 'degraded: rate limits enforced per replica' },
+      });
   });
 
   it('does not log passing probes', async () => {
