@@ -1,2 +1,3 @@
 export * from './infrastructure';
+export * from './test-tokens';
 export * from './test-database';
