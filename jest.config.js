@@ -11,9 +11,18 @@ const swc = [
   },
 ];
 
+// ESM-only packages that CommonJS code requires (jwks-rsa 4 -> jose 6). Jest's native require(esm)
+// needs --experimental-vm-modules; instead swc turns these into CommonJS like our own TypeScript.
+const ESM_ONLY_PACKAGES = ['jose'];
+const esmOnly = ESM_ONLY_PACKAGES.join('|');
+
 const common = {
   rootDir: __dirname,
-  transform: { '^.+\\.ts$': swc },
+  transform: {
+    '^.+\\.ts$': swc,
+    [`/node_modules/\\.pnpm/(${esmOnly})@[^/]+/node_modules/(${esmOnly})/.+\\.m?js$`]: swc,
+  },
+  transformIgnorePatterns: [`/node_modules/(?!\\.pnpm/(${esmOnly})@|(${esmOnly})/)`],
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json', 'cjs', 'mjs'],
 };
