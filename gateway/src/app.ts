@@ -1,0 +1,26 @@
+// The gateway's Express app: libs/http's app (request id, access log, health, 404, error body)
+// without body parsing, since bodies stream through to the services unread.
+import type express from 'express';
+import { type Logger, type ReadinessCheck, createApp } from '@ordering/http';
+import { type ApiRequestDeps, apiRequestHandler } from './api-request-handler';
+
+export interface GatewayAppOptions {
+  service: string;
+  logger: Logger;
+  readiness: ReadinessCheck[];
+  trustProxy: boolean;
+  api: ApiRequestDeps;
+}
+
+export function createGatewayApp(options: GatewayAppOptions): express.Express {
+  return createApp({
+    service: options.service,
+    logger: options.logger,
+    readiness: options.readiness,
+    bodyLimit: false,
+    routes: (app) => {
+      app.set('trust proxy', options.trustProxy);
+      app.use(apiRequestHandler(options.api));
+    },
+  });
+}

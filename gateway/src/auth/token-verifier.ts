@@ -1,0 +1,92 @@
+// Verifies bearer access tokens locally: RS256 only, against the auth service's published keys
+// (JWKS), with issuer, audience, expiry and not-before checks. The keys are cached; an unknown key
+// id (a key rotated in) triggers a JWKS fetch, and such fetches are rate limited. No request ever
+// waits on the auth service otherwise.
+import { type KeyObject, createPublicKey } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import jwksRsa from 'jwks-rsa';
+import { AuthenticationError, UnavailableError } from '@ordering/errors';
+import { type AccessTokenClaims, accessTokenClaimsOf } from './access-token-claims';
+
+export interface TokenVerifierOptions {
+  jwksUrl: string;
+  issuer: string;
+  audience: string;
+  clockToleranceSeconds: number;
+  /** How long a fetched key is used before the JWKS is fetched again. */
+  cacheMaxAgeMs: number;
+  /** JWKS fetches per minute for key ids not in the cache. */
+  jwksRequestsPerMinute: number;
+  jwksTimeoutMs: number;
+}
+
+export interface TokenVerifier {
+  /** The verified claims; AuthenticationError (401) or UnavailableError (503, keys unreachable). */
+  verify(token: string): Promise<AccessTokenClaims>;
+}
+
+const ALGORITHM = 'RS256';
+/** A compact JWS: three base64url parts. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+const invalid = (message = 'The bearer token is invalid') => new AuthenticationError(message);
+
+export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  const jwks = jwksRsa({
+    jwksUri: options.jwksUrl,
+    cache: true,
+    cacheMaxAge: options.cacheMaxAgeMs,
+    cacheMaxEntries: 16,
+    rateLimit: true,
+    jwksRequestsPerMinute: options.jwksRequestsPerMinute,
+    timeout: options.jwksTimeoutMs,
+  });
+  // jwks-rsa hands back the same SigningKey object while it is cached: parse its PEM only once.
+  const keyObjects = new WeakMap<object, KeyObject>();
+
+  async function publicKeyFor(kid: string): Promise<KeyObject> {
+    let signingKey: jwksRsa.SigningKey;
+    try {
+      signingKey = await jwks.getSigningKey(kid);
+    } catch (err) {
+      if ((err as { isEndpointUnavailable?: boolean }).isEndpointUnavailable) {
+        throw new UnavailableError('The token signing keys cannot be fetched right now; retry later');
+      }
+      // Unknown key id (also after a refresh), or refreshes exhausted for this minute.
+      throw invalid();
+    }
+    let key = keyObjects.get(signingKey);
+    if (!key) {
+      key = createPublicKey(signingKey.getPublicKey());
+      keyObjects.set(signingKey, key);
+    }
+    return key;
+  }
+
+  return {
+    async verify(token) {
+      if (!COMPACT_JWS.test(token)) throw invalid();
+      const decoded = jwt.decode(token, { complete: true });
+      if (!decoded || typeof decoded.payload === 'string') throw invalid();
+      const { alg, kid } = decoded.header;
+      // Only RS256 with a key id: `none`, HS256 (e.g. keyed with the public key) and others fail here
+      // (and again in jwt.verify, which is told the same).
+      if (alg !== ALGORITHM || typeof kid !== 'string' || kid.length === 0) throw invalid();
+      const key = await publicKeyFor(kid);
+      let payload: unknown;
+      try {
+        payload = jwt.verify(token, key, {
+          algorithms: [ALGORITHM],
+          issuer: options.issuer,
+          audience: options.audience,
+          clockTolerance: options.clockToleranceSeconds,
+        });
+      } catch (err) {
+        throw err instanceof jwt.TokenExpiredError ? invalid('The bearer token has expired') : invalid();
+      }
+      const claims = accessTokenClaimsOf(payload);
+      if (!claims) throw invalid('The bearer token lacks claims this API needs');
+      return claims;
+    },
+  };
+}

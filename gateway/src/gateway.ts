@@ -1,0 +1,120 @@
+// Assembles the gateway from its configuration: Redis, token verification, route table, pools and
+// the HTTP entry point. `startGateway` runs it in-process (tests, the end-to-end harness);
+// start.ts runs the same entry points as a process that stops on SIGTERM.
+import type { RequestHandler } from 'express';
+import { type EntryPoint, type Logger, createLogger, httpEntryPoint, runService } from '@ordering/http';
+import { createGatewayApp } from './app';
+import { RevocationList } from './auth/revocation-list';
+import { createTokenVerifier } from './auth/token-verifier';
+import type { GatewayConfig } from './config';
+import { openApiDocument } from './openapi-document';
+import { UpstreamPools } from './proxy/upstream-pools';
+import { RateLimiter } from './rate-limit/rate-limiter';
+import { createRedisConnection } from './redis-connection';
+import { RouteMatcher } from './route-matcher';
+import { ROUTES } from './route-table';
+
+export interface Gateway {
+  /** Started first, stopped last: Redis and the upstream pools. Then the HTTP server. */
+  entryPoints: EntryPoint[];
+  /** Base URL once started, e.g. http://127.0.0.1:41234 */
+  url(): string;
+}
+
+export interface GatewayOptions {
+  logger?: Logger;
+}
+
+/** How long start-up waits for Redis before serving degraded. */
+const REDIS_SETTLE_MS = 2000;
+
+export function createGateway(config: GatewayConfig, options: GatewayOptions = {}): Gateway {
+  const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+  const redis = createRedisConnection({
+    url: config.REDIS_URL,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    logger,
+  });
+  const pools = new UpstreamPools(
+    {
+      orders: config.ORDERS_URL,
+      catalog: config.CATALOG_URL,
+      customers: config.CUSTOMERS_URL,
+      approvals: config.APPROVALS_URL,
+      webhooks: config.WEBHOOKS_URL,
+    },
+    { connections: config.UPSTREAM_CONNECTIONS, timeoutMs: config.UPSTREAM_TIMEOUT_MS },
+  );
+  const openApi = JSON.stringify(openApiDocument(ROUTES, { authIssuer: config.AUTH_ISSUER }));
+  const serveOpenApi: RequestHandler = (_req, res) => {
+    res.type('application/json').send(openApi);
+  };
+
+  const app = createGatewayApp({
+    service: config.SERVICE_NAME,
+    logger,
+    trustProxy: config.TRUST_PROXY,
+    readiness: [
+      {
+        name: 'redis',
+        // Without Redis the gateway still serves (in-process rate limits): degraded, not unready.
+        check: async () => (redis.health.degraded ? `degraded: ${redis.health.degraded}` : undefined),
+      },
+    ],
+    api: {
+      matcher: new RouteMatcher(ROUTES),
+      verifier: createTokenVerifier({
+        jwksUrl: config.AUTH_JWKS_URL,
+        issuer: config.AUTH_ISSUER,
+        audience: config.API_AUDIENCE,
+        clockToleranceSeconds: config.CLOCK_TOLERANCE_SECONDS,
+        cacheMaxAgeMs: config.JWKS_CACHE_MAX_AGE_MS,
+        jwksRequestsPerMinute: config.JWKS_REQUESTS_PER_MINUTE,
+        jwksTimeoutMs: config.JWKS_TIMEOUT_MS,
+      }),
+      revocations: new RevocationList(redis, config.REDIS_KEY_PREFIX),
+      rateLimiter: new RateLimiter(
+        redis,
+        { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND },
+        config.REDIS_KEY_PREFIX,
+      ),
+      pools,
+      ownRoutes: { '/v1/openapi.json': serveOpenApi },
+      identitySecret: config.INTERNAL_IDENTITY_SECRET,
+      upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      trustProxy: config.TRUST_PROXY,
+    },
+  });
+
+  const resources: EntryPoint = {
+    name: 'connections',
+    start: () => redis.settle(REDIS_SETTLE_MS),
+    stop: async () => {
+      await Promise.all([redis.close(), pools.close()]);
+    },
+  };
+  const http = httpEntryPoint(app, { port: config.PORT, host: config.HOST, logger });
+  return { entryPoints: [resources, http], url: () => http.url() };
+}
+
+export interface RunningGateway {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the gateway in this process (no signal handling); `stop()` drains and closes it. */
+export async function startGateway(
+  config: GatewayConfig,
+  options: GatewayOptions = {},
+): Promise<RunningGateway> {
+  const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+  const gateway = createGateway(config, { logger });
+  const running = await runService({
+    service: config.SERVICE_NAME,
+    logger,
+    entryPoints: gateway.entryPoints,
+    signals: [],
+  });
+  return { url: gateway.url(), stop: () => running.stop() };
+}

@@ -1,0 +1,129 @@
+// Forwards one request to a service and streams its answer back, both bodies unbuffered. Failures
+// before the service answered become API errors (503 service_unavailable, 504 upstream_timeout,
+// 413 body_too_large); the service's own answers, errors included, pass through unchanged.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
+import type { Dispatcher, Pool } from 'undici';
+import { type AppError, PayloadTooLargeError, UnavailableError } from '@ordering/errors';
+import { type HeaderValue, downstreamResponseHeaders } from './forwarded-headers';
+
+export interface ForwardOptions {
+  pool: Pool;
+  /** For logs. */
+  service: string;
+  headers: Record<string, HeaderValue>;
+  /** Until the service's response headers arrive, queueing and connecting included. */
+  timeoutMs: number;
+  bodyLimitBytes: number;
+}
+
+interface Attempt {
+  timedOut: boolean;
+  bodyTooLarge: boolean;
+}
+
+/** Errors of a pooled keep-alive socket the service closed just as it was reused. */
+const STALE_SOCKET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** The request body as the service gets it, refusing more than `limit` bytes. */
+function requestBody(req: Request, limit: number, attempt: Attempt): Dispatcher.DispatchOptions['body'] {
+  if (!hasBody(req)) return null;
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared)) {
+    // Node's parser never delivers more than Content-Length: the header alone decides.
+    if (declared > limit) throw new PayloadTooLargeError(`The request body is larger than ${limit} bytes`);
+    return req;
+  }
+  return Readable.from(
+    (async function* counted() {
+      let received = 0;
+      for await (const chunk of req as AsyncIterable<Buffer>) {
+        received += chunk.length;
+        if (received > limit) {
+          attempt.bodyTooLarge = true;
+          throw new PayloadTooLargeError(`The request body is larger than ${limit} bytes`);
+        }
+        yield chunk;
+      }
+    })(),
+    { objectMode: false },
+  );
+}
+
+function errorCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function failureOf(err: unknown, attempt: Attempt, limit: number): AppError {
+  if (attempt.bodyTooLarge) return new PayloadTooLargeError(`The request body is larger than ${limit} bytes`);
+  if (attempt.timedOut || errorCode(err) === 'UND_ERR_HEADERS_TIMEOUT') {
+    return new UnavailableError(
+      'A service behind the API did not answer in time; retry later',
+      'upstream_timeout',
+    );
+  }
+  return new UnavailableError();
+}
+
+async function send(
+  req: Request,
+  res: Response,
+  options: ForwardOptions,
+  attempt: Attempt,
+): Promise<Dispatcher.ResponseData> {
+  const body = requestBody(req, options.bodyLimitBytes, attempt);
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    attempt.timedOut = true;
+    controller.abort();
+  }, options.timeoutMs);
+  // The client gave up: so does the gateway.
+  const onClientGone = () => controller.abort();
+  res.once('close', onClientGone);
+  try {
+    return await options.pool.request({
+      method: req.method as Dispatcher.HttpMethod,
+      path: req.originalUrl,
+      headers: options.headers,
+      body,
+      signal: controller.signal,
+    });
+  } finally {
+    clearTimeout(timer);
+    res.off('close', onClientGone);
+  }
+}
+
+export async function forwardRequest(req: Request, res: Response, options: ForwardOptions): Promise<void> {
+  const retryable = !hasBody(req) && (req.method === 'GET' || req.method === 'HEAD');
+  let upstream: Dispatcher.ResponseData | undefined;
+  for (let tries = 1; !upstream; tries++) {
+    const attempt: Attempt = { timedOut: false, bodyTooLarge: false };
+    try {
+      upstream = await send(req, res, options, attempt);
+    } catch (err) {
+      if (res.destroyed) return; // The client is gone; there is no one to answer.
+      if (retryable && tries === 1 && !attempt.timedOut && STALE_SOCKET_CODES.has(errorCode(err) ?? ''))
+        continue;
+      req.log?.warn({ err, service: options.service }, 'forwarding failed');
+      throw failureOf(err, attempt, options.bodyLimitBytes);
+    }
+  }
+
+  res.statusCode = upstream.statusCode;
+  for (const [name, value] of downstreamResponseHeaders(upstream.headers)) res.setHeader(name, value);
+  try {
+    await pipeline(upstream.body, res);
+  } catch (err) {
+    // The client went away or the service's body broke off: the response cannot be completed.
+    if (!res.destroyed) res.destroy();
+    req.log?.warn({ err, service: options.service }, 'response stream ended early');
+  }
+}

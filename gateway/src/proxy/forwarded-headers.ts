@@ -1,0 +1,103 @@
+// Which headers cross the gateway. Hop-by-hop headers (RFC 9110 section 7.6.1) belong to one
+// connection and never do. Towards a service, the client's credentials and anything claiming to be
+// internal (`X-Ordering-*`) are dropped; the gateway adds the signed identity, the request id and
+// `X-Forwarded-*`. End-to-end headers such as `traceparent`/`tracestate` pass unchanged.
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+]);
+
+/** Never forwarded to a service: set by the gateway, or the caller's credentials. */
+const REPLACED_UPSTREAM = new Set(['host', 'expect', 'authorization', 'cookie', 'x-request-id', 'forwarded']);
+const INTERNAL_PREFIX = 'x-ordering-';
+const FORWARDED_PREFIX = 'x-forwarded-';
+
+/** Never copied from a service's response: the gateway's own values win. */
+const REPLACED_DOWNSTREAM = new Set([
+  'x-request-id',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+]);
+
+export type HeaderValue = string | string[];
+
+/** Header names listed in `Connection` are hop-by-hop for this message too. */
+function connectionListed(value: string | string[] | undefined): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  const tokens = (Array.isArray(value) ? value.join(',') : value)
+    .split(',')
+    .map((t) => t.trim().toLowerCase())
+    .filter(Boolean);
+  return tokens.length > 0 ? new Set(tokens) : undefined;
+}
+
+export interface UpstreamHeaderValues {
+  requestId: string;
+  identity: string;
+  /** Trust `X-Forwarded-*` already on the request (a load balancer in front). */
+  trustProxy: boolean;
+}
+
+export function upstreamRequestHeaders(
+  req: IncomingMessage,
+  values: UpstreamHeaderValues,
+): Record<string, HeaderValue> {
+  const incoming = req.headers;
+  const listed = connectionListed(incoming.connection);
+  const out: Record<string, HeaderValue> = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined) continue;
+    if (HOP_BY_HOP.has(name) || REPLACED_UPSTREAM.has(name) || listed?.has(name)) continue;
+    if (name.startsWith(INTERNAL_PREFIX) || name.startsWith(FORWARDED_PREFIX)) continue;
+    out[name] = value;
+  }
+  Object.assign(out, forwardedFor(req, values.trustProxy));
+  out['x-request-id'] = values.requestId;
+  out['x-ordering-identity'] = values.identity;
+  return out;
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v?.split(',')[0]?.trim() || undefined;
+}
+
+function forwardedFor(req: IncomingMessage, trustProxy: boolean): Record<string, string> {
+  const h: IncomingHttpHeaders = req.headers;
+  const peer = req.socket.remoteAddress ?? '';
+  const ownProto = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
+  const priorFor = trustProxy ? h['x-forwarded-for'] : undefined;
+  return {
+    'x-forwarded-for': priorFor
+      ? `${Array.isArray(priorFor) ? priorFor.join(', ') : priorFor}, ${peer}`
+      : peer,
+    'x-forwarded-proto': (trustProxy ? first(h['x-forwarded-proto']) : undefined) ?? ownProto,
+    'x-forwarded-host': (trustProxy ? first(h['x-forwarded-host']) : undefined) ?? h.host ?? '',
+  };
+}
+
+/** A service's response headers as the client gets them. */
+export function downstreamResponseHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): [string, HeaderValue][] {
+  const listed = connectionListed(headers.connection);
+  const out: [string, HeaderValue][] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (HOP_BY_HOP.has(name) || REPLACED_DOWNSTREAM.has(name) || listed?.has(name)) continue;
+    out.push([name, value]);
+  }
+  return out;
+}

@@ -1,0 +1,126 @@
+// Finds the route-table entry for a request: the route and its path parameters, or "this path
+// exists with other methods" (405 with Allow), or nothing (404).
+import { AppError, NotFoundError } from '@ordering/errors';
+import type { Route } from './route-table';
+
+export type RouteMatch =
+  | { kind: 'route'; route: Route; params: Record<string, string> }
+  | { kind: 'wrong_method'; allow: string[] }
+  | { kind: 'none' };
+
+interface PathEntry {
+  pattern: string;
+  /** A literal segment, or a parameter name where `isParam[i]`. */
+  segments: string[];
+  isParam: boolean[];
+  methods: Map<string, Route>;
+  allow: string[];
+}
+
+/** 405 for a known path asked with a method it does not have; `Allow` lists those it has. */
+export class MethodNotAllowedError extends AppError {
+  constructor(method: string, path: string, allow: string[]) {
+    super(
+      405,
+      'invalid_request',
+      'method_not_allowed',
+      `${path} does not support ${method}; use ${allow.join(', ')}`,
+      {
+        headers: { Allow: allow.join(', ') },
+      },
+    );
+  }
+}
+
+/** 404 resource_missing, the same body as any unknown resource. */
+export function unknownPath(method: string, path: string): NotFoundError {
+  return new NotFoundError(`Unrecognized request URL (${method} ${path})`);
+}
+
+const PARAM = /^\{([a-z_][a-z0-9_]*)\}$/i;
+
+function allowOf(methods: Map<string, Route>): string[] {
+  const allow = [...methods.keys()];
+  if (methods.has('GET')) allow.push('HEAD');
+  return allow.sort();
+}
+
+/** A decoded path parameter, or undefined when it could climb out of its segment. */
+function paramValue(raw: string): string | undefined {
+  let value: string;
+  try {
+    value = decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+  if (value === '.' || value === '..' || value.includes('/') || value.includes('\\')) return undefined;
+  return value;
+}
+
+export class RouteMatcher {
+  /** Path entries by segment count, most literal segments first. */
+  private readonly bySegmentCount = new Map<number, PathEntry[]>();
+
+  constructor(routes: readonly Route[]) {
+    const byPattern = new Map<string, PathEntry>();
+    for (const route of routes) {
+      let entry = byPattern.get(route.path);
+      if (!entry) {
+        const parts = route.path.split('/').slice(1);
+        if (parts.some((p) => p === '')) throw new Error(`Route path ${route.path} has an empty segment`);
+        entry = {
+          pattern: route.path,
+          segments: parts.map((p) => PARAM.exec(p)?.[1] ?? p),
+          isParam: parts.map((p) => PARAM.test(p)),
+          methods: new Map(),
+          allow: [],
+        };
+        byPattern.set(route.path, entry);
+      }
+      if (entry.methods.has(route.method))
+        throw new Error(`Route ${route.method} ${route.path} is listed twice`);
+      entry.methods.set(route.method, route);
+      entry.allow = allowOf(entry.methods);
+    }
+    for (const entry of byPattern.values()) {
+      const list = this.bySegmentCount.get(entry.segments.length) ?? [];
+      list.push(entry);
+      this.bySegmentCount.set(entry.segments.length, list);
+    }
+    const literals = (e: PathEntry) => e.isParam.filter((p) => !p).length;
+    for (const list of this.bySegmentCount.values()) list.sort((a, b) => literals(b) - literals(a));
+  }
+
+  /** `path` is the raw (still percent-encoded) path without the query. */
+  match(method: string, path: string): RouteMatch {
+    if (!path.startsWith('/')) return { kind: 'none' };
+    const parts = path.split('/').slice(1);
+    const candidates = this.bySegmentCount.get(parts.length);
+    if (!candidates) return { kind: 'none' };
+    for (const entry of candidates) {
+      const params = this.paramsOf(entry, parts);
+      if (!params) continue;
+      const route = entry.methods.get(method) ?? (method === 'HEAD' ? entry.methods.get('GET') : undefined);
+      if (!route) return { kind: 'wrong_method', allow: entry.allow };
+      return { kind: 'route', route, params };
+    }
+    return { kind: 'none' };
+  }
+
+  private paramsOf(entry: PathEntry, parts: string[]): Record<string, string> | undefined {
+    const params: Record<string, string> = {};
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i] as string;
+      const segment = entry.segments[i] as string;
+      if (!entry.isParam[i]) {
+        if (part !== segment) return undefined;
+        continue;
+      }
+      if (part === '') return undefined;
+      const value = paramValue(part);
+      if (value === undefined) return undefined;
+      params[segment] = value;
+    }
+    return params;
+  }
+}

@@ -1,0 +1,124 @@
+import request from 'supertest';
+import { ROUTES } from '../src';
+import { expectApiError } from './support/api-assertions';
+import { type Harness, startHarness } from './support/gateway-harness';
+
+let h: Harness;
+let admin: string;
+
+beforeAll(async () => {
+  h = await startHarness({ without: ['webhooks'] });
+  admin = h.issuer.mint({ scope: 'admin:all' });
+});
+afterAll(() => h.stop());
+beforeEach(() => Object.values(h.upstreams).forEach((u) => u.reset()));
+
+/** The path with every `{param}` filled in. */
+const concrete = (path: string) => path.replace(/\{([^}]+)\}/g, (_m, name: string) => `${name}_1`);
+
+describe('routing by the route table', () => {
+  const upstreamRoutes = ROUTES.filter((r) => r.service !== 'gateway' && r.service !== 'webhooks');
+
+  it.each(upstreamRoutes.map((r) => [r.method, r.path, r.service] as const))(
+    '%s %s reaches the %s service with its method, path and query unchanged',
+    async (method, path, service) => {
+      const url = `${concrete(path)}?limit=5&q=a%20b`;
+      const res = await request(h.url)
+        [method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](url)
+        .set('Authorization', `Bearer ${admin}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ service, method, url });
+      const others = Object.values(h.upstreams).filter((u) => u.name !== service);
+      expect(others.every((u) => u.received.length === 0)).toBe(true);
+    },
+  );
+
+  it('routes approval chains of a customer to the approvals service, not to customers', async () => {
+    const res = await request(h.url)
+      .get('/v1/customers/ACME/approval_chain')
+      .set('Authorization', `Bearer ${admin}`)
+      .expect(200);
+    expect(res.body.service).toBe('approvals');
+  });
+
+  it('answers 404 resource_missing for an unknown path, before asking for a token', async () => {
+    for (const path of ['/v1/nope', '/v1/orders/o_1/ship', '/v2/orders', '/internal/admin', '/v1/orders/']) {
+      const res = await request(h.url).get(path);
+      expectApiError(res, 404, 'invalid_request', 'resource_missing');
+    }
+    expect(Object.values(h.upstreams).every((u) => u.received.length === 0)).toBe(true);
+  });
+
+  it('never forwards a path parameter that could climb out of its segment', async () => {
+    for (const path of [
+      '/v1/orders/..',
+      '/v1/orders/%2e%2e',
+      '/v1/orders/a%2Fb',
+      '/v1/orders/..%2F..%2Finternal',
+    ]) {
+      const res = await request(h.url).get(path).set('Authorization', `Bearer ${admin}`);
+      expectApiError(res, 404, 'invalid_request', 'resource_missing');
+    }
+    expect(h.upstreams.orders.received).toHaveLength(0);
+  });
+
+  it('answers 405 method_not_allowed with Allow for a known path and a method it lacks', async () => {
+    const res = await request(h.url).delete('/v1/orders/o_1').set('Authorization', `Bearer ${admin}`);
+    expectApiError(res, 405, 'invalid_request', 'method_not_allowed');
+    expect(res.headers.allow).toBe('GET, HEAD');
+    const put = await request(h.url).put('/v1/orders');
+    expectApiError(put, 405, 'invalid_request', 'method_not_allowed');
+    expect(put.headers.allow).toBe('GET, HEAD, POST');
+  });
+
+  it('forwards HEAD as HEAD on a GET route', async () => {
+    const res = await request(h.url).head('/v1/orders/o_1').set('Authorization', `Bearer ${admin}`);
+    expect(res.status).toBe(200);
+    expect(h.upstreams.orders.last?.method).toBe('HEAD');
+  });
+
+  it('answers 503 service_unavailable for a route whose service has no URL configured', async () => {
+    const res = await request(h.url).get('/v1/webhooks').set('Authorization', `Bearer ${admin}`);
+    expectApiError(res, 503, 'api_error', 'service_unavailable');
+  });
+
+  it('still asks for a token on a route whose service is not configured', async () => {
+    const res = await request(h.url).get('/v1/webhooks');
+    expectApiError(res, 401, 'authentication_error', 'invalid_token');
+  });
+});
+
+describe('GET /v1/openapi.json', () => {
+  it('is served by the gateway without a token: OpenAPI 3.1 with every path of the route table', async () => {
+    const res = await request(h.url).get('/v1/openapi.json').expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.info).toEqual({ title: 'Ordering Service API', version: 'v1' });
+    for (const route of ROUTES) {
+      const operation = res.body.paths[route.path]?.[route.method.toLowerCase()];
+      expect(operation).toBeDefined();
+      const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      expect((operation.parameters ?? []).map((p: { name: string }) => p.name)).toEqual(params);
+      if (route.service !== 'gateway') expect(operation.security).toEqual([{ oauth2: [...route.scopes] }]);
+    }
+    expect(res.body.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(
+      `${h.issuer.issuer}/oauth/token`,
+    );
+    expect(Object.values(h.upstreams).every((u) => u.received.length === 0)).toBe(true);
+  });
+
+  it('answers 405 to other methods', async () => {
+    const res = await request(h.url).post('/v1/openapi.json');
+    expectApiError(res, 405, 'invalid_request', 'method_not_allowed');
+    expect(res.headers.allow).toBe('GET, HEAD');
+  });
+});
+
+describe('health', () => {
+  it('answers /healthz and /readyz with Redis ok', async () => {
+    await request(h.url).get('/healthz').expect(200, { status: 'ok' });
+    await request(h.url)
+      .get('/readyz')
+      .expect(200, { status: 'ready', checks: { redis: 'ok' } });
+  });
+});
