@@ -28,7 +28,14 @@ export const ports = {
 };
 
 export type ServiceName = 'auth' | 'orders' | 'catalog' | 'customers' | 'approvals' | 'webhooks';
-export const SERVICE_NAMES: ServiceName[] = ['customers', 'catalog', 'auth', 'orders', 'approvals', 'webhooks'];
+export const SERVICE_NAMES: ServiceName[] = [
+  'customers',
+  'catalog',
+  'auth',
+  'orders',
+  'approvals',
+  'webhooks',
+];
 
 export interface StackSettings {
   kafkaBrokers: string[];
@@ -45,7 +52,8 @@ export function defaultSettings(): StackSettings {
     pgBaseUrl: process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432',
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     // Local development secret only; production takes it from a Kubernetes Secret.
-    internalIdentitySecret: process.env.INTERNAL_IDENTITY_SECRET ?? 'local-dev-internal-identity-secret-change-me',
+    internalIdentitySecret:
+      process.env.INTERNAL_IDENTITY_SECRET ?? 'local-dev-internal-identity-secret-change-me',
     authIssuer: process.env.AUTH_ISSUER ?? `http://127.0.0.1:${ports.auth}`,
     apiAudience: process.env.API_AUDIENCE ?? `http://127.0.0.1:${ports.gateway}`,
   };

@@ -103,7 +103,8 @@ async function main(): Promise<void> {
   }
 
   console.log('\n=== summary');
-  for (const s of stages) console.log(`  ${s.ok ? 'ok    ' : 'FAILED'}  ${s.seconds.toFixed(1).padStart(6)} s  ${s.name}`);
+  for (const s of stages)
+    console.log(`  ${s.ok ? 'ok    ' : 'FAILED'}  ${s.seconds.toFixed(1).padStart(6)} s  ${s.name}`);
   console.log(`  total ${((Date.now() - total) / 1000).toFixed(1)} s`);
   // Lint, type-check, build and infrastructure count as one check each beside the jest tests.
   const checks = stages.filter((s) => !s.name.startsWith('tests') && s.name !== 'stop Kafka');

@@ -26,7 +26,9 @@ function say(message: string): void {
 function runToEnd(cmd: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: repoRoot, stdio: 'inherit' });
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`)),
+    );
     child.on('error', reject);
   });
 }
@@ -67,7 +69,9 @@ async function waitReady(proc: StackProcess, timeoutMs = 60_000): Promise<void> 
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  throw new Error(`${proc.name} was not ready at ${url} within ${timeoutMs / 1000} s (${last}); see ${logDir}`);
+  throw new Error(
+    `${proc.name} was not ready at ${url} within ${timeoutMs / 1000} s (${last}); see ${logDir}`,
+  );
 }
 
 async function shutdown(code: number): Promise<void> {
@@ -144,9 +148,15 @@ function printBanner(stack: StackFile): void {
     `  logs          ${stack.logs_dir}`,
     '',
     'Demo data:',
-    ...stack.demo.customers.map((c) => `  account ${c.cust_id}  ${c.name}${c.parent_cust_id ? `  (child of ${c.parent_cust_id})` : ''}`),
-    ...stack.demo.users.map((u) => `  user    ${u.login} / ${u.password}  (${u.cust_id}; ${u.roles.join(', ')})`),
-    ...stack.demo.clients.map((c) => `  client  ${c.client_id} / ${c.client_secret}  (${c.cust_id}; ${c.scopes.join(' ')})`),
+    ...stack.demo.customers.map(
+      (c) => `  account ${c.cust_id}  ${c.name}${c.parent_cust_id ? `  (child of ${c.parent_cust_id})` : ''}`,
+    ),
+    ...stack.demo.users.map(
+      (u) => `  user    ${u.login} / ${u.password}  (${u.cust_id}; ${u.roles.join(', ')})`,
+    ),
+    ...stack.demo.clients.map(
+      (c) => `  client  ${c.client_id} / ${c.client_secret}  (${c.cust_id}; ${c.scopes.join(' ')})`,
+    ),
     '',
     `Everything above is in ${stackFilePath()}. Ctrl-C stops the platform.`,
   ];

@@ -1,7 +1,8 @@
 // `ops`: the operator CLI (`pnpm ops <command>`). Platform-wide commands live here; each service adds
 // its own subcommands from src/entry-points/cli (registered in service-commands.ts).
 import { Command, InvalidArgumentError } from 'commander';
-import { fulfilmentUpdateSchema } from '@ordering/contracts';
+import { randomUUID } from 'node:crypto';
+import { FulfilmentUpdate } from '@ordering/contracts';
 import { defaultSettings, stackProcesses } from '../local/stack-definition';
 import { readStackFile, writeStackFile } from '../local/stack-file';
 import { seedDemoData } from './seed-demo-data';
@@ -9,20 +10,25 @@ import { stackStatus } from './stack-status';
 import { publishMessage } from './publish';
 import { addServiceCommands } from './service-commands';
 
-const program = new Command('ops').description('Operator commands for the ordering platform').showHelpAfterError();
+const program = new Command('ops')
+  .description('Operator commands for the ordering platform')
+  .showHelpAfterError();
 
 program
   .command('status')
   .description('Show whether every process of the local stack is ready (reads .local/stack.json)')
   .action(async () => {
     const rows = await stackStatus(readStackFile());
-    for (const row of rows) console.log(`${row.ok ? 'ready    ' : 'NOT READY'}  ${row.name.padEnd(10)} ${row.url}  ${row.detail}`);
+    for (const row of rows)
+      console.log(`${row.ok ? 'ready    ' : 'NOT READY'}  ${row.name.padEnd(10)} ${row.url}  ${row.detail}`);
     if (rows.some((r) => !r.ok)) process.exitCode = 1;
   });
 
 program
   .command('seed')
-  .description('Seed the demo data set into the running local stack (idempotent) and update .local/stack.json')
+  .description(
+    'Seed the demo data set into the running local stack (idempotent) and update .local/stack.json',
+  )
   .action(async () => {
     const stack = readStackFile();
     const settings = defaultSettings();
@@ -32,7 +38,8 @@ program
   });
 
 function isoDate(value: string): string {
-  if (Number.isNaN(Date.parse(value))) throw new InvalidArgumentError('expected an ISO 8601 date or date-time');
+  if (Number.isNaN(Date.parse(value)))
+    throw new InvalidArgumentError('expected an ISO 8601 date or date-time');
   return value;
 }
 
@@ -47,7 +54,8 @@ program
   .option('--estimated-delivery <date>', 'YYYY-MM-DD (shipped)', isoDate)
   .option('--brokers <list>', 'Kafka brokers (default: from .local/stack.json)')
   .action(async (orderId: string, status: string, opts: Record<string, string | undefined>) => {
-    const message = fulfilmentUpdateSchema.parse({
+    const message = FulfilmentUpdate.parse({
+      id: `ful_${randomUUID()}`,
       order_id: orderId,
       status,
       occurred_at: new Date().toISOString(),
