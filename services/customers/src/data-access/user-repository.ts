@@ -1,0 +1,216 @@
+// Shoppers, their password hashes, failed sign-ins and one-time password links.
+import type { Knex } from 'knex';
+import type { NewShopper, Role, Shopper, ShopperStatus } from '../domain/shopper';
+
+interface UserRow {
+  login: string;
+  cust_id: string;
+  name: string;
+  email: string;
+  roles: Role[];
+  status: ShopperStatus;
+  employee_id: string | null;
+  department: string | null;
+  cost_center: string | null;
+  external_id: string | null;
+  given_name: string | null;
+  family_name: string | null;
+  password_hash: string | null;
+  created_at: Date;
+  updated_at: Date;
+  deactivated_at: Date | null;
+}
+
+function toShopper(row: UserRow): Shopper {
+  const { password_hash, ...rest } = row;
+  return { ...rest, has_password: password_hash !== null };
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/** Thrown by `insert` when the login exists (in any account, whatever its case). */
+export class LoginTakenError extends Error {
+  constructor(readonly login: string) {
+    super(`login ${login} is taken`);
+  }
+}
+
+export interface UserListQuery {
+  reachOf: string;
+  custId?: string;
+  status?: ShopperStatus;
+  role?: Role;
+  afterLogin?: string;
+  limit: number;
+}
+
+export interface ScimListQuery {
+  reachOf: string;
+  userName?: string;
+  externalId?: string;
+  offset: number;
+  limit: number;
+}
+
+function reachSubquery(db: Knex | Knex.Transaction, root: string): Knex.QueryBuilder {
+  return db
+    .withRecursive('tree', ['cust_id'], (qb) => {
+      qb.select('cust_id')
+        .from('customers')
+        .where('cust_id', root)
+        .unionAll((u) => {
+          u.select('c.cust_id').from('customers as c').join('tree as t', 'c.parent_cust_id', 't.cust_id');
+        });
+    })
+    .select('cust_id')
+    .from('tree');
+}
+
+export class UserRepository {
+  constructor(private readonly db: Knex | Knex.Transaction) {}
+
+  async find(login: string): Promise<Shopper | undefined> {
+    const row = (await this.db('users').whereRaw('lower(login) = lower(?)', [login]).first()) as
+      UserRow | undefined;
+    return row ? toShopper(row) : undefined;
+  }
+
+  async findForUpdate(login: string): Promise<Shopper | undefined> {
+    const row = (await this.db('users').whereRaw('lower(login) = lower(?)', [login]).forUpdate().first()) as
+      UserRow | undefined;
+    return row ? toShopper(row) : undefined;
+  }
+
+  async passwordHashOf(
+    login: string,
+  ): Promise<{ login: string; status: ShopperStatus; hash: string | null } | undefined> {
+    const row = (await this.db('users')
+      .whereRaw('lower(login) = lower(?)', [login])
+      .first('login', 'status', 'password_hash')) as
+      { login: string; status: ShopperStatus; password_hash: string | null } | undefined;
+    return row ? { login: row.login, status: row.status, hash: row.password_hash } : undefined;
+  }
+
+  async insert(user: NewShopper, now: Date): Promise<Shopper> {
+    try {
+      const [row] = (await this.db('users')
+        .insert({
+          login: user.login,
+          cust_id: user.cust_id,
+          name: user.name,
+          email: user.email,
+          roles: user.roles,
+          status: 'active',
+          employee_id: user.employee_id ?? null,
+          department: user.department ?? null,
+          cost_center: user.cost_center ?? null,
+          external_id: user.external_id ?? null,
+          given_name: user.given_name ?? null,
+          family_name: user.family_name ?? null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('*')) as UserRow[];
+      return toShopper(row!);
+    } catch (err) {
+      if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw new LoginTakenError(user.login);
+      throw err;
+    }
+  }
+
+  async update(login: string, changes: Partial<UserRow>, now: Date): Promise<Shopper> {
+    const [row] = (await this.db('users')
+      .where({ login })
+      .update({ ...changes, updated_at: now })
+      .returning('*')) as UserRow[];
+    return toShopper(row!);
+  }
+
+  async setPasswordHash(login: string, hash: string, now: Date): Promise<void> {
+    await this.db('users')
+      .where({ login })
+      .update({ password_hash: hash, password_set_at: now, updated_at: now });
+  }
+
+  /** Users of the account tree of `reachOf`, by login. */
+  async list(query: UserListQuery): Promise<Shopper[]> {
+    const q = this.db('users')
+      .whereIn('cust_id', reachSubquery(this.db, query.reachOf))
+      .orderBy('login')
+      .limit(query.limit);
+    if (query.custId !== undefined) q.where('cust_id', query.custId);
+    if (query.status !== undefined) q.where('status', query.status);
+    if (query.role !== undefined) q.whereRaw('? = ANY(roles)', [query.role]);
+    if (query.afterLogin !== undefined) q.where('login', '>', query.afterLogin);
+    return ((await q) as UserRow[]).map(toShopper);
+  }
+
+  /** SCIM listing: offset paging, with the total count. */
+  async listForScim(query: ScimListQuery): Promise<{ total: number; users: Shopper[] }> {
+    const base = () => {
+      const q = this.db('users').whereIn('cust_id', reachSubquery(this.db, query.reachOf));
+      if (query.userName !== undefined) q.whereRaw('lower(login) = lower(?)', [query.userName]);
+      if (query.externalId !== undefined) q.where('external_id', query.externalId);
+      return q;
+    };
+    const [{ count } = { count: 0 }] = (await base().count({ count: '*' })) as { count: string | number }[];
+    const rows =
+      query.limit === 0
+        ? []
+        : ((await base()
+            .orderBy('created_at')
+            .orderBy('login')
+            .offset(query.offset)
+            .limit(query.limit)) as UserRow[]);
+    return { total: Number(count), users: rows.map(toShopper) };
+  }
+
+  async findByEmail(email: string): Promise<Shopper | undefined> {
+    const row = (await this.db('users')
+      .whereRaw('lower(email) = lower(?)', [email])
+      .orderBy('created_at')
+      .first()) as UserRow | undefined;
+    return row ? toShopper(row) : undefined;
+  }
+
+  // Failed sign-ins ---------------------------------------------------------------------------
+
+  async failuresOf(loginKey: string): Promise<{ failures: number; last_failure_at: Date } | undefined> {
+    return this.db('login_failures').where({ login_key: loginKey }).first('failures', 'last_failure_at');
+  }
+
+  async recordFailure(loginKey: string, now: Date): Promise<number> {
+    const [row] = (await this.db('login_failures')
+      .insert({ login_key: loginKey, failures: 1, last_failure_at: now })
+      .onConflict('login_key')
+      .merge({ failures: this.db.raw('login_failures.failures + 1'), last_failure_at: now })
+      .returning('failures')) as { failures: number }[];
+    return row?.failures ?? 1;
+  }
+
+  async resetFailures(loginKey: string): Promise<void> {
+    await this.db('login_failures').where({ login_key: loginKey }).delete();
+  }
+
+  // One-time password links -------------------------------------------------------------------
+
+  async insertPasswordToken(tokenHash: string, login: string, expiresAt: Date, now: Date): Promise<void> {
+    await this.db('password_tokens').insert({
+      token_hash: tokenHash,
+      login,
+      expires_at: expiresAt,
+      created_at: now,
+    });
+  }
+
+  /** Marks the token used and answers its login, or undefined when unknown, used or expired. */
+  async consumePasswordToken(tokenHash: string, now: Date): Promise<string | undefined> {
+    const [row] = (await this.db('password_tokens')
+      .where({ token_hash: tokenHash })
+      .whereNull('used_at')
+      .where('expires_at', '>', now)
+      .update({ used_at: now })
+      .returning('login')) as { login: string }[];
+    return row?.login;
+  }
+}

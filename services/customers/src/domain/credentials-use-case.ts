@@ -1,0 +1,117 @@
+// Sign-in credentials for the auth service's sign-in page. Verification answers the same for an
+// unknown login, a wrong password and a deactivated user, after the same work (a hash is always
+// computed). Repeated failures for one login slow its answers down: after `freeFailures` failures
+// each answer waits a delay that doubles per further failure, up to `maxDelayMs`.
+import { createHash, randomBytes } from 'node:crypto';
+import { AppError, InputError, NotFoundError } from '@ordering/errors';
+import type { CustomersDatabase } from '../data-access/customers-database';
+import type { Clock } from './clock';
+import type { PasswordHasher } from './password-hasher';
+import type { Shopper } from './shopper';
+
+export class InvalidCredentialsError extends AppError {
+  constructor() {
+    super(401, 'authentication_error', 'invalid_credentials', 'The login or the password is wrong');
+  }
+}
+
+export interface CredentialPolicy {
+  /** Failures answered without delay; default 3. */
+  freeFailures: number;
+  /** Delay after the first slowed failure; doubles per failure; default 500 ms. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Failures older than this are forgotten; default 15 min. */
+  failureWindowMs: number;
+  /** Lifetime of a one-time password link; default 72 h. */
+  passwordLinkTtlMs: number;
+  minPasswordLength: number;
+}
+
+export const DEFAULT_CREDENTIAL_POLICY: CredentialPolicy = {
+  freeFailures: 3,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  failureWindowMs: 15 * 60_000,
+  passwordLinkTtlMs: 72 * 3600_000,
+  minPasswordLength: 10,
+};
+
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export class Credentials {
+  constructor(
+    private readonly db: CustomersDatabase,
+    private readonly hasher: PasswordHasher,
+    private readonly clock: Clock,
+    private readonly policy: CredentialPolicy = DEFAULT_CREDENTIAL_POLICY,
+  ) {}
+
+  /** The delay owed before answering for a login with `failures` recent failures. */
+  delayFor(failures: number): number {
+    if (failures < this.policy.freeFailures) return 0;
+    const exponent = Math.min(failures - this.policy.freeFailures, 20);
+    return Math.min(this.policy.baseDelayMs * 2 ** exponent, this.policy.maxDelayMs);
+  }
+
+  /** The user when login and password match an active user; InvalidCredentialsError otherwise. */
+  async verify(login: string, password: string): Promise<Shopper> {
+    const key = login.trim().toLowerCase();
+    const now = this.clock.now();
+    const record = await this.db.users.failuresOf(key);
+    const recent = record && now.getTime() - record.last_failure_at.getTime() < this.policy.failureWindowMs;
+    const delay = this.delayFor(recent ? record.failures : 0);
+
+    const stored = await this.db.users.passwordHashOf(key);
+    const ok = await this.hasher.verify(password, stored?.hash ?? null);
+    if (delay > 0) await this.clock.sleep(delay);
+    if (!ok || !stored || stored.status !== 'active') {
+      if (!recent && record) await this.db.users.resetFailures(key);
+      await this.db.users.recordFailure(key, this.clock.now());
+      throw new InvalidCredentialsError();
+    }
+    if (record) await this.db.users.resetFailures(key);
+    return (await this.db.users.find(stored.login))!;
+  }
+
+  /** Sets a password directly (operator CLI). */
+  async setPassword(login: string, password: string): Promise<void> {
+    this.assertStrongEnough(password);
+    const user = await this.db.users.find(login);
+    if (!user) throw new NotFoundError(`No such user: ${login}`);
+    await this.db.users.setPasswordHash(user.login, await this.hasher.hash(password), this.clock.now());
+  }
+
+  /** A one-time token for a set-password link; only its hash is stored. */
+  async createPasswordLink(login: string): Promise<{ token: string; expires_at: string; login: string }> {
+    const user = await this.db.users.find(login);
+    if (!user) throw new NotFoundError(`No such user: ${login}`);
+    const token = randomBytes(32).toString('base64url');
+    const now = this.clock.now();
+    const expires = new Date(now.getTime() + this.policy.passwordLinkTtlMs);
+    await this.db.users.insertPasswordToken(tokenHash(token), user.login, expires, now);
+    return { token, expires_at: expires.toISOString(), login: user.login };
+  }
+
+  /** Uses a one-time token (once, before it expires) to set the password. */
+  async setPasswordWithToken(token: string, password: string): Promise<Shopper> {
+    this.assertStrongEnough(password);
+    const hash = await this.hasher.hash(password);
+    return this.db.transaction(async (tx) => {
+      const login = await tx.users.consumePasswordToken(tokenHash(token), this.clock.now());
+      if (!login) throw new InputError('This link is unknown, used or expired', 'token', 'invalid_token');
+      await tx.users.setPasswordHash(login, hash, this.clock.now());
+      return (await tx.users.find(login))!;
+    });
+  }
+
+  /** 422 param `password` when it is too short. */
+  assertStrongEnough(password: string): void {
+    if (password.length < this.policy.minPasswordLength) {
+      throw new InputError(
+        `password must have at least ${this.policy.minPasswordLength} characters`,
+        'password',
+      );
+    }
+  }
+}

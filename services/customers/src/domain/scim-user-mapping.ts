@@ -1,0 +1,299 @@
+// SCIM 2.0 (RFC 7643) User <-> shopper. userName is the login (and the SCIM id); the first (or
+// primary) e-mail is the shopper's; `active` is the status; the enterprise extension carries
+// employeeNumber, department and costCenter.
+import { AppError } from '@ordering/errors';
+import type { Shopper, ShopperChanges } from './shopper';
+
+export const SCIM_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const SCIM_ENTERPRISE_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+export const SCIM_LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+export const SCIM_PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+export type ScimType =
+  | 'invalidFilter'
+  | 'tooMany'
+  | 'uniqueness'
+  | 'mutability'
+  | 'invalidSyntax'
+  | 'invalidPath'
+  | 'noTarget'
+  | 'invalidValue';
+
+/** An error with the RFC 7644 section 3.12 `scimType`. */
+export class ScimError extends AppError {
+  constructor(
+    status: number,
+    readonly scimType: ScimType | undefined,
+    detail: string,
+  ) {
+    super(status, 'invalid_request', scimType ?? 'scim_error', detail);
+  }
+}
+
+/** The attributes of a SCIM user this service keeps. */
+export interface ScimUserState {
+  userName: string;
+  active: boolean;
+  externalId: string | null;
+  formatted: string | null;
+  givenName: string | null;
+  familyName: string | null;
+  displayName: string | null;
+  email: string | null;
+  employeeNumber: string | null;
+  department: string | null;
+  costCenter: string | null;
+}
+
+export function stateOf(user: Shopper): ScimUserState {
+  return {
+    userName: user.login,
+    active: user.status === 'active',
+    externalId: user.external_id,
+    formatted: user.name,
+    givenName: user.given_name,
+    familyName: user.family_name,
+    displayName: user.name,
+    email: user.email,
+    employeeNumber: user.employee_id,
+    department: user.department,
+    costCenter: user.cost_center,
+  };
+}
+
+/** The display name a state gives: formatted, else displayName, else given + family, else userName. */
+export function nameOf(s: ScimUserState): string {
+  return (
+    s.formatted?.trim() ||
+    s.displayName?.trim() ||
+    [s.givenName, s.familyName].filter(Boolean).join(' ').trim() ||
+    s.userName
+  );
+}
+
+export function changesOf(s: ScimUserState): ShopperChanges & { email: string; name: string } {
+  if (!s.email)
+    throw new ScimError(400, 'invalidValue', 'emails: this service needs an e-mail address per user');
+  return {
+    name: nameOf(s),
+    email: s.email,
+    external_id: s.externalId,
+    given_name: s.givenName,
+    family_name: s.familyName,
+    employee_id: s.employeeNumber,
+    department: s.department,
+    cost_center: s.costCenter,
+  };
+}
+
+const str = (v: unknown, attr: string): string | null => {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') throw new ScimError(400, 'invalidValue', `${attr} must be a string`);
+  return v;
+};
+
+function bool(v: unknown, attr: string): boolean {
+  if (typeof v === 'boolean') return v;
+  // Entra ID sends "True"/"False" as strings in PATCH.
+  if (typeof v === 'string' && /^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
+  throw new ScimError(400, 'invalidValue', `${attr} must be a boolean`);
+}
+
+function emailOf(emails: unknown): string | null {
+  if (emails === undefined || emails === null) return null;
+  if (!Array.isArray(emails)) throw new ScimError(400, 'invalidValue', 'emails must be an array');
+  const list = emails as { value?: unknown; primary?: unknown }[];
+  const chosen = list.find((e) => e?.primary === true) ?? list[0];
+  return chosen ? str(chosen.value, 'emails.value') : null;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Attribute names are case-insensitive (RFC 7643 section 2.1). */
+function get(obj: Record<string, unknown>, name: string): unknown {
+  const key = Object.keys(obj).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : obj[key];
+}
+
+/** A full representation (POST, PUT) as a state; absent attributes are cleared. */
+export function parseScimUser(body: unknown): ScimUserState {
+  if (!isObject(body)) throw new ScimError(400, 'invalidSyntax', 'The body must be a SCIM User object');
+  const userName = str(get(body, 'userName'), 'userName');
+  if (!userName || !userName.trim()) throw new ScimError(400, 'invalidValue', 'userName is required');
+  if (!/^[A-Za-z0-9._@+-]{1,100}$/.test(userName)) {
+    throw new ScimError(
+      400,
+      'invalidValue',
+      'userName: letters, digits and . _ @ + - only, at most 100 characters',
+    );
+  }
+  const name = get(body, 'name');
+  const enterprise = get(body, SCIM_ENTERPRISE_SCHEMA);
+  const ent = isObject(enterprise) ? enterprise : {};
+  const nm = isObject(name) ? name : {};
+  const active = get(body, 'active');
+  return {
+    userName,
+    active: active === undefined ? true : bool(active, 'active'),
+    externalId: str(get(body, 'externalId'), 'externalId'),
+    formatted: str(get(nm, 'formatted'), 'name.formatted'),
+    givenName: str(get(nm, 'givenName'), 'name.givenName'),
+    familyName: str(get(nm, 'familyName'), 'name.familyName'),
+    displayName: str(get(body, 'displayName'), 'displayName'),
+    email: emailOf(get(body, 'emails')),
+    employeeNumber: str(get(ent, 'employeeNumber'), 'employeeNumber'),
+    department: str(get(ent, 'department'), 'department'),
+    costCenter: str(get(ent, 'costCenter'), 'costCenter'),
+  };
+}
+
+type Op = 'add' | 'replace' | 'remove';
+
+/** Sets one attribute path (as RFC 7644 section 3.5.2 names them) on a state. */
+function setPath(state: ScimUserState, op: Op, rawPath: string, value: unknown): void {
+  const path = rawPath.trim();
+  const lower = path.toLowerCase();
+  const entPrefix = `${SCIM_ENTERPRISE_SCHEMA.toLowerCase()}:`;
+  const v = op === 'remove' ? null : value;
+  if (lower.startsWith(entPrefix)) {
+    const attr = lower.slice(entPrefix.length);
+    if (attr === 'employeenumber') state.employeeNumber = str(v, path);
+    else if (attr === 'department') state.department = str(v, path);
+    else if (attr === 'costcenter') state.costCenter = str(v, path);
+    else if (attr === '' && isObject(v))
+      for (const [k, x] of Object.entries(v)) setPath(state, op, `${path}${k}`, x);
+    return;
+  }
+  switch (lower) {
+    case 'active':
+      if (op === 'remove') throw new ScimError(400, 'mutability', 'active cannot be removed');
+      state.active = bool(v, 'active');
+      return;
+    case 'username':
+      if (op === 'remove' || str(v, 'userName')?.toLowerCase() !== state.userName.toLowerCase()) {
+        throw new ScimError(400, 'mutability', 'userName is the login and cannot change');
+      }
+      return;
+    case 'externalid':
+      state.externalId = str(v, path);
+      return;
+    case 'displayname':
+      state.displayName = str(v, path);
+      if (state.displayName !== null) state.formatted = null;
+      return;
+    case 'name':
+      if (v === null) {
+        state.formatted = state.givenName = state.familyName = null;
+        return;
+      }
+      if (!isObject(v)) throw new ScimError(400, 'invalidValue', 'name must be an object');
+      for (const [k, x] of Object.entries(v)) setPath(state, op, `name.${k}`, x);
+      return;
+    case 'name.formatted':
+      state.formatted = str(v, path);
+      return;
+    case 'name.givenname':
+      state.givenName = str(v, path);
+      if (state.formatted === state.displayName) state.formatted = null;
+      return;
+    case 'name.familyname':
+      state.familyName = str(v, path);
+      if (state.formatted === state.displayName) state.formatted = null;
+      return;
+    case 'emails':
+      if (op === 'remove')
+        throw new ScimError(400, 'mutability', 'this service needs an e-mail address per user');
+      state.email = emailOf(v) ?? state.email;
+      return;
+  }
+  // emails[type eq "work"].value, emails[primary eq true].value
+  if (/^emails\[.*\]\.value$/.test(lower) || lower === 'emails.value') {
+    if (op === 'remove')
+      throw new ScimError(400, 'mutability', 'this service needs an e-mail address per user');
+    state.email = str(v, path);
+    return;
+  }
+  if (lower === 'title' || lower === 'locale' || lower === 'preferredlanguage' || lower === 'timezone')
+    return;
+  if (lower.startsWith('phonenumbers') || lower.startsWith('addresses') || lower.startsWith('name.')) return;
+  throw new ScimError(400, 'invalidPath', `The path ${path} is not an attribute this service keeps`);
+}
+
+/** Applies a PatchOp message (RFC 7644 section 3.5.2) to a state. */
+export function applyPatch(current: ScimUserState, body: unknown): ScimUserState {
+  if (!isObject(body)) throw new ScimError(400, 'invalidSyntax', 'The body must be a SCIM PatchOp message');
+  const schemas = get(body, 'schemas');
+  if (!Array.isArray(schemas) || !schemas.includes(SCIM_PATCH_SCHEMA)) {
+    throw new ScimError(400, 'invalidSyntax', `schemas must list ${SCIM_PATCH_SCHEMA}`);
+  }
+  const operations = get(body, 'Operations');
+  if (!Array.isArray(operations) || operations.length === 0) {
+    throw new ScimError(400, 'invalidSyntax', 'Operations must be a non-empty array');
+  }
+  const state = { ...current };
+  for (const operation of operations) {
+    if (!isObject(operation)) throw new ScimError(400, 'invalidSyntax', 'Each operation must be an object');
+    const op = String(get(operation, 'op') ?? '').toLowerCase() as Op;
+    if (!['add', 'replace', 'remove'].includes(op)) {
+      throw new ScimError(400, 'invalidSyntax', `op must be add, replace or remove`);
+    }
+    const path = get(operation, 'path');
+    const value = get(operation, 'value');
+    if (typeof path === 'string' && path.trim() !== '') setPath(state, op, path, value);
+    else if (op === 'remove') throw new ScimError(400, 'noTarget', 'remove needs a path');
+    else if (isObject(value)) for (const [k, v] of Object.entries(value)) setPath(state, op, k, v);
+    else throw new ScimError(400, 'invalidValue', 'An operation without a path needs an object value');
+  }
+  return state;
+}
+
+export interface ScimMetaContext {
+  /** Absolute base of the SCIM endpoint, e.g. `https://api.example.com/scim/v2`. */
+  baseUrl: string;
+}
+
+export function toScimUser(user: Shopper, ctx: ScimMetaContext) {
+  const enterprise = {
+    ...(user.employee_id ? { employeeNumber: user.employee_id } : {}),
+    ...(user.department ? { department: user.department } : {}),
+    ...(user.cost_center ? { costCenter: user.cost_center } : {}),
+  };
+  const hasEnterprise = Object.keys(enterprise).length > 0;
+  return {
+    schemas: hasEnterprise ? [SCIM_USER_SCHEMA, SCIM_ENTERPRISE_SCHEMA] : [SCIM_USER_SCHEMA],
+    id: user.login,
+    ...(user.external_id ? { externalId: user.external_id } : {}),
+    userName: user.login,
+    name: {
+      formatted: user.name,
+      ...(user.given_name ? { givenName: user.given_name } : {}),
+      ...(user.family_name ? { familyName: user.family_name } : {}),
+    },
+    displayName: user.name,
+    emails: [{ value: user.email, type: 'work', primary: true }],
+    active: user.status === 'active',
+    roles: user.roles.map((r) => ({ value: r })),
+    ...(hasEnterprise ? { [SCIM_ENTERPRISE_SCHEMA]: enterprise } : {}),
+    meta: {
+      resourceType: 'User',
+      created: user.created_at.toISOString(),
+      lastModified: user.updated_at.toISOString(),
+      location: `${ctx.baseUrl}/Users/${encodeURIComponent(user.login)}`,
+      version: `W/"${user.updated_at.getTime()}"`,
+    },
+  };
+}
+
+/** `userName eq "bjensen"` / `externalId eq "..."` (the filters identity providers send). */
+export function parseScimFilter(filter: string | undefined): { userName?: string; externalId?: string } {
+  if (filter === undefined || filter.trim() === '') return {};
+  const m = /^\s*(userName|externalId)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
+  if (!m) {
+    throw new ScimError(400, 'invalidFilter', 'Supported filters: userName eq "...", externalId eq "..."');
+  }
+  const value = m[2]!.replace(/\\(.)/g, '$1');
+  return m[1]!.toLowerCase() === 'username' ? { userName: value } : { externalId: value };
+}

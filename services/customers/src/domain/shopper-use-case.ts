@@ -1,0 +1,132 @@
+// Shoppers of the account tree a caller may act for: create, change, deactivate, read, list.
+// user.created and user.deactivated go through the outbox in the transaction of the change.
+import { EVENT_TYPES, newEvent } from '@ordering/contracts';
+import { ConflictError, InputError, NotFoundError } from '@ordering/errors';
+import type { CustomersDatabase, TransactionScope } from '../data-access/customers-database';
+import { LoginTakenError } from '../data-access/user-repository';
+import type { Clock } from './clock';
+import {
+  type NewShopper,
+  type Role,
+  type Shopper,
+  type ShopperChanges,
+  type ShopperStatus,
+  userResource,
+} from './shopper';
+
+/** Who acts: a token's account tree (`reachRoot`), or an operator / service (`null`: every account). */
+export interface Actor {
+  reachRoot: string | null;
+}
+
+export const OPERATOR: Actor = { reachRoot: null };
+
+export interface CreateHooks {
+  /** Runs inside the creating transaction, after the user and its event are written. */
+  beforeCommit?: (tx: TransactionScope, user: Shopper) => Promise<void>;
+}
+
+export type CreateShopperInput = Omit<NewShopper, 'cust_id' | 'roles'> & { cust_id?: string; roles?: Role[] };
+
+export class ShopperManagement {
+  constructor(
+    private readonly db: CustomersDatabase,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(actor: Actor, input: CreateShopperInput, hooks: CreateHooks = {}): Promise<Shopper> {
+    const custId = input.cust_id ?? actor.reachRoot;
+    if (custId === null || custId === undefined) throw new InputError('cust_id is required', 'cust_id');
+    await this.assertAccountUsable(actor, custId);
+    try {
+      return await this.db.transaction(async (tx) => {
+        const user = await tx.users.insert(
+          { ...input, cust_id: custId, roles: input.roles ?? ['shopper'] },
+          this.clock.now(),
+        );
+        await tx.publish(
+          newEvent({ type: EVENT_TYPES.userCreated, cust_id: user.cust_id, data: userResource(user) }),
+        );
+        await hooks.beforeCommit?.(tx, user);
+        return user;
+      });
+    } catch (err) {
+      if (err instanceof LoginTakenError) {
+        throw new ConflictError('login_taken', `The login ${input.login} is taken`, 'login');
+      }
+      throw err;
+    }
+  }
+
+  async get(actor: Actor, login: string): Promise<Shopper> {
+    const user = await this.db.users.find(login);
+    if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
+    return user;
+  }
+
+  async update(actor: Actor, login: string, changes: ShopperChanges): Promise<Shopper> {
+    return this.db.transaction(async (tx) => {
+      const user = await tx.users.findForUpdate(login);
+      if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
+      const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+      if (Object.keys(defined).length === 0) return user;
+      return tx.users.update(user.login, defined, this.clock.now());
+    });
+  }
+
+  /** Deactivates once: user.deactivated fires on the change; deactivating again changes nothing. */
+  async deactivate(actor: Actor, login: string): Promise<Shopper> {
+    return this.db.transaction(async (tx) => {
+      const user = await tx.users.findForUpdate(login);
+      if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
+      if (user.status === 'deactivated') return user;
+      const now = this.clock.now();
+      const updated = await tx.users.update(user.login, { status: 'deactivated', deactivated_at: now }, now);
+      await tx.publish(
+        newEvent({
+          type: EVENT_TYPES.userDeactivated,
+          cust_id: updated.cust_id,
+          data: userResource(updated),
+        }),
+      );
+      return updated;
+    });
+  }
+
+  /** Lets a deactivated user sign in again (SCIM `active: true`, operators); no event. */
+  async reactivate(actor: Actor, login: string): Promise<Shopper> {
+    return this.db.transaction(async (tx) => {
+      const user = await tx.users.findForUpdate(login);
+      if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
+      if (user.status === 'active') return user;
+      return tx.users.update(user.login, { status: 'active', deactivated_at: null }, this.clock.now());
+    });
+  }
+
+  async list(
+    actor: Actor & { reachRoot: string },
+    query: { custId?: string; status?: ShopperStatus; role?: Role; afterLogin?: string; limit: number },
+  ): Promise<Shopper[]> {
+    if (query.custId !== undefined && !(await this.canReach(actor, query.custId))) {
+      throw new NotFoundError(`No such customer: ${query.custId}`, 'cust_id');
+    }
+    return this.db.users.list({ ...query, reachOf: actor.reachRoot });
+  }
+
+  async canReach(actor: Actor, custId: string): Promise<boolean> {
+    if (actor.reachRoot === null) return true;
+    return this.db.customers.isWithinReach(actor.reachRoot, custId);
+  }
+
+  private async assertAccountUsable(actor: Actor, custId: string): Promise<void> {
+    const reachable =
+      actor.reachRoot === null
+        ? (await this.db.customers.find(custId)) !== undefined
+        : await this.db.customers.isWithinReach(actor.reachRoot, custId);
+    if (!reachable) throw new NotFoundError(`No such customer: ${custId}`, 'cust_id');
+  }
+}
+
+function notFound(login: string): NotFoundError {
+  return new NotFoundError(`No such user: ${login}`);
+}

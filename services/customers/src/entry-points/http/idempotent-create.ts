@@ -1,0 +1,54 @@
+// The HTTP half of idempotent creation (decisions.md "Idempotency"), for any creating POST:
+// reads `Idempotency-Key`, replays a stored response (with `Idempotent-Replayed: true`), or runs
+// the creation with a hook that stores the response inside the creating transaction.
+import type { Request, Response } from 'express';
+import type { Knex } from 'knex';
+import { InputError } from '@ordering/errors';
+import { identityOf, requestPath } from '@ordering/http';
+import {
+  type IdempotencyStore,
+  type StoredResponse,
+  requestFingerprint,
+} from '../../data-access/idempotency-store';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** Stores the response in the creating transaction; a no-op without an Idempotency-Key. */
+export type CompleteHook = (trx: Knex.Transaction, response: StoredResponse) => Promise<void>;
+
+/**
+ * Answers `req` with the response `create` builds, at most once per (client, key).
+ * `create` must call `complete` inside the transaction that creates the resource.
+ */
+export async function respondIdempotently(
+  store: IdempotencyStore,
+  req: Request,
+  res: Response,
+  create: (complete: CompleteHook) => Promise<StoredResponse>,
+): Promise<void> {
+  const key = req.get(IDEMPOTENCY_KEY_HEADER);
+  if (key === undefined) {
+    const response = await create(async () => {});
+    res.status(response.status).json(response.body);
+    return;
+  }
+  if (!KEY_PATTERN.test(key)) {
+    throw new InputError('Idempotency-Key must be 1 to 255 visible ASCII characters', 'Idempotency-Key');
+  }
+  const scope = identityOf(req).client_id;
+  const claim = await store.claim(scope, key, requestFingerprint(req.method, requestPath(req), req.body));
+  if (claim.kind === 'replay') {
+    res.setHeader('Idempotent-Replayed', 'true');
+    res.status(claim.response.status).json(claim.response.body);
+    return;
+  }
+  let response: StoredResponse;
+  try {
+    response = await create((trx, r) => store.complete(trx, scope, key, r));
+  } catch (err) {
+    await store.release(scope, key);
+    throw err;
+  }
+  res.status(response.status).json(response.body);
+}

@@ -1,0 +1,53 @@
+// The internal API other services call (never routed by the gateway): credentials and JIT for the
+// auth service; users, accounts and reach for everyone.
+import { pathParam } from './path-params';
+import { Router } from 'express';
+import { z } from 'zod';
+import { parseInput } from '../../domain/input-validation';
+import { userResource } from '../../domain/shopper';
+import type { UseCases } from '../../domain/use-cases';
+
+const VerifyRequest = z.object({ login: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
+const JitRequest = z.object({ email: z.email(), name: z.string().max(200).optional() });
+const PasswordWithTokenRequest = z.object({
+  token: z.string().min(1).max(200),
+  password: z.string().max(1024),
+});
+
+export function internalRoutes(uc: UseCases): Router {
+  const router = Router();
+
+  router.post('/internal/v1/credentials/verify', async (req, res) => {
+    const { login, password } = parseInput(VerifyRequest, req.body);
+    res.json({ user: userResource(await uc.credentials.verify(login, password)) });
+  });
+
+  /** The set-password page of a one-time link posts here. */
+  router.post('/internal/v1/credentials/password', async (req, res) => {
+    const { token, password } = parseInput(PasswordWithTokenRequest, req.body);
+    res.json({ user: userResource(await uc.credentials.setPasswordWithToken(token, password)) });
+  });
+
+  router.get('/internal/v1/users/:login', async (req, res) => {
+    res.json(userResource(await uc.shoppers.get({ reachRoot: null }, pathParam(req, 'login'))));
+  });
+
+  router.post('/internal/v1/users/jit', async (req, res) => {
+    const { email, name } = parseInput(JitRequest, req.body);
+    const { user, created } = await uc.jit.provision(email, name);
+    res.status(created ? 201 : 200).json({ user: userResource(user), created });
+  });
+
+  router.get('/internal/v1/customers/:cust_id', async (req, res) => {
+    res.json(await uc.accountQueries.getForService(pathParam(req, 'cust_id')));
+  });
+
+  router.get('/internal/v1/customers/:cust_id/reach', async (req, res) => {
+    res.json({
+      cust_id: pathParam(req, 'cust_id'),
+      cust_ids: await uc.accountQueries.reachOf(pathParam(req, 'cust_id')),
+    });
+  });
+
+  return router;
+}

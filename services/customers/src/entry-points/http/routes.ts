@@ -1,0 +1,34 @@
+// Every HTTP route of the service and who may call it: `/v1` and `/scim/v2` take the identity the
+// gateway forwards; `/internal` only identities with the `internal` scope (services, operators).
+import type express from 'express';
+import { requireIdentity } from '@ordering/http';
+import type { IdempotencyStore } from '../../data-access/idempotency-store';
+import type { UseCases } from '../../domain/use-cases';
+import { adminRoutes } from './admin-routes';
+import { customerRoutes } from './customer-routes';
+import { requireInternalCaller } from './internal-auth';
+import { internalRoutes } from './internal-routes';
+import { scimRoutes } from './scim-routes';
+import { userRoutes } from './user-routes';
+
+export interface RouteDependencies {
+  useCases: UseCases;
+  idempotency: IdempotencyStore;
+  identitySecret: string;
+  scimBaseUrl?: string;
+}
+
+export function mountRoutes(app: express.Express, deps: RouteDependencies): void {
+  app.use('/v1', requireIdentity(deps.identitySecret));
+  app.use(customerRoutes(deps.useCases));
+  app.use(userRoutes(deps.useCases, deps.idempotency));
+  app.use(
+    scimRoutes(deps.useCases, {
+      identitySecret: deps.identitySecret,
+      ...(deps.scimBaseUrl ? { baseUrl: deps.scimBaseUrl } : {}),
+    }),
+  );
+  app.use('/internal', requireIdentity(deps.identitySecret), requireInternalCaller());
+  app.use(internalRoutes(deps.useCases));
+  app.use(adminRoutes(deps.useCases));
+}

@@ -1,0 +1,111 @@
+// The customers service assembled: database (created and migrated), use cases, HTTP app and the
+// outbox relay. `startCustomersService` runs it in-process (tests, e2e); start.ts runs the same
+// entry points under runService (production).
+import type { Knex } from 'knex';
+import { createKnex, databaseReadinessCheck, ensureDatabase, migrateLatest } from '@ordering/db';
+import { type EntryPoint, type Logger, createApp, createLogger, httpEntryPoint } from '@ordering/http';
+import { KafkaHealth, OutboxRelay, createKafka } from '@ordering/messaging';
+import { migrations } from '../migrations';
+import type { CustomersConfig } from './config';
+import { CustomersDatabase } from './data-access/customers-database';
+import { IdempotencyStore } from './data-access/idempotency-store';
+import { type Clock, systemClock } from './domain/clock';
+import type { CredentialPolicy } from './domain/credentials-use-case';
+import { type UseCases, createUseCases } from './domain/use-cases';
+import { mountRoutes } from './entry-points/http/routes';
+
+export interface CustomersServiceOptions {
+  logger?: Logger;
+  clock?: Clock;
+  credentialPolicy?: Partial<CredentialPolicy>;
+}
+
+export interface CustomersService {
+  entryPoints: EntryPoint[];
+  knex: Knex;
+  useCases: UseCases;
+  /** The HTTP address once started. */
+  url(): string;
+  /** Closes what the entry points do not own (database pool, health clients). */
+  close(): Promise<void>;
+}
+
+export async function buildCustomersService(
+  config: CustomersConfig,
+  options: CustomersServiceOptions = {},
+): Promise<CustomersService> {
+  const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+  const clock = options.clock ?? systemClock;
+
+  await ensureDatabase(config.DATABASE_URL);
+  const knex = createKnex({
+    url: config.DATABASE_URL,
+    service: config.SERVICE_NAME,
+    pool: { max: config.DATABASE_POOL_MAX },
+  });
+  try {
+    await migrateLatest(knex, migrations);
+  } catch (err) {
+    await knex.destroy();
+    throw err;
+  }
+
+  const db = new CustomersDatabase(knex);
+  const useCases = createUseCases(db, {
+    clock,
+    passwordHashCost: config.PASSWORD_HASH_COST,
+    credentialPolicy: { baseDelayMs: config.SIGN_IN_FAILURE_DELAY_MS, ...options.credentialPolicy },
+  });
+  const idempotency = new IdempotencyStore(knex, { now: () => clock.now() });
+
+  const kafka = createKafka({ clientId: config.SERVICE_NAME, brokers: config.KAFKA_BROKERS, logger });
+  const kafkaHealth = new KafkaHealth(kafka);
+  const app = createApp({
+    service: config.SERVICE_NAME,
+    logger,
+    readiness: [databaseReadinessCheck(knex), kafkaHealth],
+    routes: (a) =>
+      mountRoutes(a, {
+        useCases,
+        idempotency,
+        identitySecret: config.INTERNAL_IDENTITY_SECRET,
+        ...(config.SCIM_BASE_URL ? { scimBaseUrl: config.SCIM_BASE_URL } : {}),
+      }),
+  });
+  const http = httpEntryPoint(app, { port: config.PORT, host: config.HOST, logger });
+  const relay = new OutboxRelay({ knex, kafka, logger });
+
+  return {
+    entryPoints: [relay, http],
+    knex,
+    useCases,
+    url: () => http.url(),
+    close: async () => {
+      await kafkaHealth.stop();
+      await knex.destroy();
+    },
+  };
+}
+
+/** Builds, migrates and starts the service; `stop()` stops every entry point and closes the pool. */
+export async function startCustomersService(
+  config: CustomersConfig,
+  options: CustomersServiceOptions = {},
+): Promise<{ url: string; stop(): Promise<void>; knex: Knex; useCases: UseCases }> {
+  const service = await buildCustomersService(config, options);
+  const started: EntryPoint[] = [];
+  const stopAll = async () => {
+    for (const ep of [...started].reverse()) await ep.stop();
+    await service.close();
+  };
+  try {
+    for (const ep of service.entryPoints) {
+      await ep.start();
+      started.push(ep);
+    }
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  return { url: service.url(), stop: stopAll, knex: service.knex, useCases: service.useCases };
+}
