@@ -1,0 +1,52 @@
+// The auth service's environment, validated at start-up (the process refuses to start on a bad value).
+import { z } from 'zod';
+import { commonEnv, env, loadConfig } from '@ordering/config';
+
+/** A secret of at least 32 characters (random, base64 or hex). */
+const secret = (name: string) => z.string().min(32, `${name} needs at least 32 characters`);
+
+export const authConfigSchema = z.object({
+  ...commonEnv,
+  SERVICE_NAME: env.string('auth'),
+  PORT: env.port(8090),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/ordering_auth'),
+  KAFKA_BROKERS: env.list('127.0.0.1:19092'),
+  REDIS_URL: env.url('redis://127.0.0.1:6379'),
+  /** Prefix of the revocation keys the gateway reads (`<prefix>revoked:jti:<jti>` ...). */
+  REDIS_KEY_PREFIX: z.string().default(''),
+  INTERNAL_IDENTITY_SECRET: secret('INTERNAL_IDENTITY_SECRET'),
+  /** The OAuth host origin: the `iss` of every token. */
+  AUTH_ISSUER: env.url('http://127.0.0.1:8090'),
+  /** The API audience: the `aud` of every access token. */
+  API_AUDIENCE: env.url('http://127.0.0.1:8080'),
+  CUSTOMERS_URL: env.url('http://127.0.0.1:8103'),
+  /** Key of the HMAC-SHA-256 that stores client secrets. */
+  CLIENT_SECRET_KEY: secret('CLIENT_SECRET_KEY'),
+  /** 32 bytes, base64 or hex: AES-256-GCM key of the private signing keys at rest. */
+  KEY_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => decodeKey(v) !== undefined, 'must be 32 bytes in base64 or hex'),
+  /** Keys of the signed cookies (sessions, interactions), comma-separated; the first signs. */
+  COOKIE_KEYS: env.list(),
+  /** How often the service reloads the signing keys from the database (rotation by another process). */
+  KEY_RELOAD_INTERVAL_MS: env.int(30_000),
+  /** Failed sign-ins of one login within the window before further attempts are refused. */
+  SIGN_IN_MAX_FAILURES: env.int(5),
+  SIGN_IN_FAILURE_WINDOW_SECONDS: env.int(900),
+  /** Behind the gateway or a TLS-terminating proxy: trust X-Forwarded-* for the issuer's scheme. */
+  TRUST_PROXY: env.bool(false),
+});
+
+export type AuthConfig = z.infer<typeof authConfigSchema>;
+
+export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
+  return loadConfig(authConfigSchema, source);
+}
+
+/** The 32 raw bytes of KEY_ENCRYPTION_KEY (hex or base64), or undefined when it is not 32 bytes. */
+export function decodeKey(value: string): Buffer | undefined {
+  const hex = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : undefined;
+  const bytes = hex ?? Buffer.from(value, 'base64');
+  return bytes.length === 32 ? bytes : undefined;
+}

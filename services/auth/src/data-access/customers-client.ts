@@ -1,0 +1,83 @@
+// The customers service's internal API, where shopper credentials and records live. Every call
+// carries an internal identity signed with INTERNAL_IDENTITY_SECRET.
+import { randomUUID } from 'node:crypto';
+import { signIdentity } from '@ordering/http';
+import { UnavailableError } from '@ordering/errors';
+
+export interface ShopperRecord {
+  object: 'user';
+  id: string;
+  login: string;
+  cust_id: string;
+  name: string;
+  email: string;
+  roles: string[];
+  status: 'active' | 'deactivated';
+  employee_id: string | null;
+  department: string | null;
+  cost_center: string | null;
+  created_at: string;
+  deactivated_at: string | null;
+}
+
+export interface CustomersClient {
+  /** The shopper when login and password match an active shopper; undefined otherwise. */
+  verifyCredentials(login: string, password: string): Promise<ShopperRecord | undefined>;
+  findUser(login: string): Promise<ShopperRecord | undefined>;
+}
+
+export class HttpCustomersClient implements CustomersClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly secret: string,
+    private readonly timeoutMs = 5000,
+  ) {}
+
+  async verifyCredentials(login: string, password: string): Promise<ShopperRecord | undefined> {
+    const res = await this.call('POST', '/internal/v1/credentials/verify', { login, password });
+    if (res.status === 401) return undefined;
+    if (res.status !== 200) throw this.unexpected(res.status);
+    const body = (await res.json()) as { user: ShopperRecord };
+    return body.user.status === 'active' ? body.user : undefined;
+  }
+
+  async findUser(login: string): Promise<ShopperRecord | undefined> {
+    const res = await this.call('GET', `/internal/v1/users/${encodeURIComponent(login)}`);
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw this.unexpected(res.status);
+    return (await res.json()) as ShopperRecord;
+  }
+
+  private async call(method: string, path: string, body?: unknown): Promise<Response> {
+    const identity = signIdentity(
+      {
+        sub: 'service:auth',
+        cust_id: '*',
+        login: 'auth',
+        client_id: 'service:auth',
+        scopes: ['internal'],
+        jti: randomUUID(),
+        exp: Math.floor(Date.now() / 1000) + 60,
+      },
+      this.secret,
+    );
+    try {
+      return await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: {
+          'x-ordering-identity': identity,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (cause) {
+      throw Object.assign(new UnavailableError('The customers service is unavailable'), { cause });
+    }
+  }
+
+  private unexpected(status: number): Error {
+    return new UnavailableError(`The customers service answered ${status}`);
+  }
+}

@@ -1,0 +1,99 @@
+// oidc-provider's storage adapter on PostgreSQL: one table of JSON payloads keyed by model name
+// and id, with the indexes the provider looks things up by (grant id, session uid, user code).
+// Expired rows are never returned and are purged by `purgeExpired`.
+import type { Knex } from 'knex';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+
+export const OIDC_PAYLOADS_TABLE = 'oidc_payloads';
+
+/** Models whose rows carry a grant id and are removed when that grant is revoked. */
+const GRANTABLE = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'ClientCredentials',
+  'Grant',
+  'BackchannelAuthenticationRequest',
+]);
+
+interface PayloadRow {
+  payload: AdapterPayload;
+  consumed_at: Date | null;
+}
+
+export class OidcPayloadRepository implements Adapter {
+  constructor(
+    private readonly knex: Knex,
+    private readonly model: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    const row = {
+      model: this.model,
+      id,
+      payload: JSON.stringify(payload),
+      grant_id: GRANTABLE.has(this.model) ? (payload.grantId ?? null) : null,
+      uid: payload.uid ?? null,
+      user_code: payload.userCode ?? null,
+      expires_at: expiresIn ? new Date(this.now().getTime() + expiresIn * 1000) : null,
+      consumed_at: null,
+    };
+    await this.knex(OIDC_PAYLOADS_TABLE).insert(row).onConflict(['model', 'id']).merge();
+  }
+
+  find(id: string): Promise<AdapterPayload | undefined> {
+    return this.findBy('id', id);
+  }
+
+  findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return this.findBy('uid', uid);
+  }
+
+  findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    return this.findBy('user_code', userCode);
+  }
+
+  async consume(id: string): Promise<void> {
+    await this.knex(OIDC_PAYLOADS_TABLE).where({ model: this.model, id }).update({ consumed_at: this.now() });
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.knex(OIDC_PAYLOADS_TABLE).where({ model: this.model, id }).delete();
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.knex(OIDC_PAYLOADS_TABLE).where({ model: this.model, grant_id: grantId }).delete();
+  }
+
+  private async findBy(
+    column: 'id' | 'uid' | 'user_code',
+    value: string,
+  ): Promise<AdapterPayload | undefined> {
+    const row = (await this.knex(OIDC_PAYLOADS_TABLE)
+      .select('payload', 'consumed_at')
+      .where({ model: this.model, [column]: value })
+      .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', this.now()))
+      .first()) as PayloadRow | undefined;
+    if (!row) return undefined;
+    return row.consumed_at
+      ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) }
+      : row.payload;
+  }
+}
+
+/** Whether a grant (by id) still exists and has not expired. */
+export async function grantExists(knex: Knex, grantId: string, now = new Date()): Promise<boolean> {
+  const row = await knex(OIDC_PAYLOADS_TABLE)
+    .select('id')
+    .where({ model: 'Grant', id: grantId })
+    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+    .first();
+  return row !== undefined;
+}
+
+/** Deletes expired rows; returns how many. */
+export async function purgeExpired(knex: Knex, now = new Date()): Promise<number> {
+  return knex(OIDC_PAYLOADS_TABLE).where('expires_at', '<=', now).delete();
+}

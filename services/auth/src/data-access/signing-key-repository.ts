@@ -1,0 +1,72 @@
+// Token signing keys: the public JWK in clear, the private JWK encrypted (AES-256-GCM) at rest.
+import type { Knex } from 'knex';
+import type { StoredSigningKey } from '../domain/signing-key';
+
+export const SIGNING_KEYS_TABLE = 'signing_keys';
+
+interface SigningKeyRow {
+  kid: string;
+  alg: string;
+  public_jwk: Record<string, unknown>;
+  private_jwk_encrypted: string;
+  status: 'active' | 'retired';
+  created_at: Date;
+  retired_at: Date | null;
+  publish_until: Date | null;
+}
+
+function toKey(row: SigningKeyRow): StoredSigningKey {
+  return {
+    kid: row.kid,
+    alg: row.alg,
+    publicJwk: row.public_jwk,
+    privateJwkEncrypted: row.private_jwk_encrypted,
+    status: row.status,
+    createdAt: row.created_at,
+    retiredAt: row.retired_at,
+    publishUntil: row.publish_until,
+  };
+}
+
+export class SigningKeyRepository {
+  constructor(private readonly knex: Knex) {}
+
+  /** Keys still published at `now`: the active one first, then retired ones, newest first. */
+  async listPublished(now: Date): Promise<StoredSigningKey[]> {
+    const rows = (await this.knex(SIGNING_KEYS_TABLE)
+      .where((q) => q.where({ status: 'active' }).orWhere('publish_until', '>', now))
+      .orderByRaw("status = 'active' desc, created_at desc")) as SigningKeyRow[];
+    return rows.map(toKey);
+  }
+
+  async listAll(): Promise<StoredSigningKey[]> {
+    const rows = (await this.knex(SIGNING_KEYS_TABLE).orderBy('created_at', 'desc')) as SigningKeyRow[];
+    return rows.map(toKey);
+  }
+
+  /**
+   * In one transaction: retires the active keys (published until `publishUntil`) and inserts `key`
+   * as the active one. A lock serialises concurrent first starts and rotations.
+   */
+  async activate(key: StoredSigningKey, publishUntil: Date, onlyIfNone = false): Promise<boolean> {
+    return this.knex.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [SIGNING_KEYS_TABLE]);
+      const active = await trx(SIGNING_KEYS_TABLE).where({ status: 'active' }).first();
+      if (onlyIfNone && active) return false;
+      await trx(SIGNING_KEYS_TABLE)
+        .where({ status: 'active' })
+        .update({ status: 'retired', retired_at: key.createdAt, publish_until: publishUntil });
+      await trx(SIGNING_KEYS_TABLE).insert({
+        kid: key.kid,
+        alg: key.alg,
+        public_jwk: JSON.stringify(key.publicJwk),
+        private_jwk_encrypted: key.privateJwkEncrypted,
+        status: 'active',
+        created_at: key.createdAt,
+        retired_at: null,
+        publish_until: null,
+      });
+      return true;
+    });
+  }
+}

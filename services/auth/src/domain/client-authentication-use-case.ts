@@ -1,0 +1,57 @@
+// Client authentication for the endpoints this service answers itself (introspection and
+// revocation of JWT access tokens): HTTP Basic or client_secret_post, secret checked against its
+// HMAC, disabled clients refused.
+import type { ClientRepository } from '../data-access/client-repository';
+import { secretMatches } from './client-secret';
+import type { OAuthClient } from './oauth-client';
+import { OAuthError, invalidClient } from './oauth-error';
+
+export interface ClientCredentialsInput {
+  authorization: string | undefined;
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+}
+
+function fromBasic(header: string): { id: string; secret: string } {
+  const [scheme, value] = header.split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || !value)
+    throw new OAuthError(400, 'invalid_request', 'invalid authorization header value format');
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  if (i < 0) throw new OAuthError(400, 'invalid_request', 'invalid authorization header value format');
+  try {
+    return { id: decodeURIComponent(decoded.slice(0, i)), secret: decodeURIComponent(decoded.slice(i + 1)) };
+  } catch {
+    throw new OAuthError(400, 'invalid_request', 'client_id and client_secret are not properly encoded');
+  }
+}
+
+export async function authenticateClient(
+  deps: { clients: ClientRepository; secretKey: string; issuer: string },
+  input: ClientCredentialsInput,
+): Promise<OAuthClient> {
+  let id: string | undefined;
+  let secret: string | undefined;
+  if (input.authorization !== undefined) {
+    if (input.clientSecret !== undefined)
+      throw new OAuthError(
+        400,
+        'invalid_request',
+        'client authentication must only be provided using one mechanism',
+      );
+    ({ id, secret } = fromBasic(input.authorization));
+  } else {
+    id = input.clientId;
+    secret = input.clientSecret;
+  }
+  if (!id) throw new OAuthError(400, 'invalid_request', 'no client authentication mechanism provided');
+  const client = await deps.clients.find(id);
+  if (!client || client.status !== 'active') throw invalidClient(deps.issuer, 'invalid client');
+  if (client.type === 'native') {
+    if (secret) throw invalidClient(deps.issuer, 'this client has no secret');
+    return client;
+  }
+  if (!secret || !secretMatches(deps.secretKey, secret, client.secretHash))
+    throw invalidClient(deps.issuer, 'invalid secret provided');
+  return client;
+}

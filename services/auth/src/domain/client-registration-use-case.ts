@@ -1,0 +1,64 @@
+// Registering, re-keying and disabling OAuth clients (operator commands, demo seed).
+import { randomBytes } from 'node:crypto';
+import { ConflictError, NotFoundError } from '@ordering/errors';
+import type { ClientRepository } from '../data-access/client-repository';
+import { generateClientSecret, hashClientSecret } from './client-secret';
+import { validateRegistration, type ClientRegistration, type OAuthClient } from './oauth-client';
+
+export interface ClientRegistrationDeps {
+  clients: ClientRepository;
+  secretKey: string;
+  now: () => Date;
+}
+
+/** The registered client and, for confidential clients, its secret: shown this once only. */
+export interface RegisteredClient {
+  client: OAuthClient;
+  clientSecret: string | undefined;
+}
+
+export async function registerClient(
+  deps: ClientRegistrationDeps,
+  input: ClientRegistration,
+): Promise<RegisteredClient> {
+  validateRegistration(input);
+  const clientId = input.clientId ?? `cl_${randomBytes(12).toString('base64url')}`;
+  if (await deps.clients.find(clientId))
+    throw new ConflictError('client_exists', `client ${clientId} already exists`, 'client_id');
+  const secret = input.type === 'native' ? undefined : generateClientSecret();
+  const now = deps.now();
+  const client: OAuthClient = {
+    clientId,
+    name: input.name.trim(),
+    type: input.type,
+    firstParty: input.firstParty ?? false,
+    redirectUris: input.redirectUris ?? [],
+    scopes: [...new Set(input.scopes)],
+    custId: input.custId,
+    login: input.login,
+    secretHash: secret ? hashClientSecret(deps.secretKey, secret) : null,
+    status: 'active',
+    createdAt: now,
+    secretRotatedAt: secret ? now : null,
+    disabledAt: null,
+  };
+  await deps.clients.insert(client);
+  return { client, clientSecret: secret };
+}
+
+/** A new secret replaces the old one at once (the old one stops working). */
+export async function rotateClientSecret(deps: ClientRegistrationDeps, clientId: string): Promise<string> {
+  const client = await deps.clients.find(clientId);
+  if (!client) throw new NotFoundError(`No client ${clientId}`, 'client_id');
+  if (client.type === 'native')
+    throw new ConflictError('client_has_no_secret', `client ${clientId} is public: it has no secret`);
+  const secret = generateClientSecret();
+  await deps.clients.setSecretHash(clientId, hashClientSecret(deps.secretKey, secret), deps.now());
+  return secret;
+}
+
+/** A disabled client can no longer authenticate nor start a flow. */
+export async function disableClient(deps: ClientRegistrationDeps, clientId: string): Promise<void> {
+  if (!(await deps.clients.disable(clientId, deps.now())))
+    throw new NotFoundError(`No client ${clientId}`, 'client_id');
+}

@@ -1,0 +1,208 @@
+// Operator commands of the auth service, mounted by the root `ops` CLI as `ops auth ...`. They work
+// on the service's database directly through its data-access layer (run them with the service's
+// DATABASE_URL, CLIENT_SECRET_KEY and KEY_ENCRYPTION_KEY): no admin endpoint to expose or protect.
+// Secrets are printed once and never stored in clear.
+import { Command, Option } from 'commander';
+import { z } from 'zod';
+import { env, loadConfig } from '@ordering/config';
+import { createKnex, migrateLatest, type Knex } from '@ordering/db';
+import { decodeKey } from '../../config';
+import { ClientRepository } from '../../data-access/client-repository';
+import { SigningKeyRepository } from '../../data-access/signing-key-repository';
+import {
+  disableClient,
+  registerClient,
+  rotateClientSecret,
+  type ClientRegistrationDeps,
+} from '../../domain/client-registration-use-case';
+import { CLIENT_TYPES, type ClientType } from '../../domain/oauth-client';
+import { DEFAULT_KEY_OVERLAP_SECONDS, rotateSigningKey } from '../../domain/signing-key-use-case';
+import { splitScopes } from '../../domain/scopes';
+import { migrations } from '../../../migrations';
+
+const cliEnvSchema = z.object({
+  DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/ordering_auth'),
+  CLIENT_SECRET_KEY: z.string().min(32),
+  KEY_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => decodeKey(v) !== undefined, 'must be 32 bytes in base64 or hex'),
+});
+
+export interface AuthCliIo {
+  env?: NodeJS.ProcessEnv;
+  /** Where results go (JSON, one document per command); default stdout. */
+  out?: (text: string) => void;
+}
+
+async function withDatabase<T>(
+  source: NodeJS.ProcessEnv,
+  fn: (knex: Knex, cfg: z.infer<typeof cliEnvSchema>) => Promise<T>,
+): Promise<T> {
+  const cfg = loadConfig(cliEnvSchema, source);
+  const knex = createKnex({ url: cfg.DATABASE_URL, service: 'auth-cli', pool: { max: 2 } });
+  try {
+    await migrateLatest(knex, migrations);
+    return await fn(knex, cfg);
+  } finally {
+    await knex.destroy();
+  }
+}
+
+function registrationDeps(knex: Knex, cfg: z.infer<typeof cliEnvSchema>): ClientRegistrationDeps {
+  return { clients: new ClientRepository(knex), secretKey: cfg.CLIENT_SECRET_KEY, now: () => new Date() };
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function authCli(io: AuthCliIo = {}): Command {
+  const source = io.env ?? process.env;
+  const out = io.out ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const print = (value: unknown) => out(JSON.stringify(value, null, 2));
+
+  const auth = new Command('auth').description('Auth service: OAuth clients and signing keys');
+  const clients = auth.command('clients').description('OAuth clients');
+
+  clients
+    .command('register')
+    .description('Register a client; prints its id and (confidential clients) its secret, shown this once')
+    .requiredOption('--name <name>', 'display name (shown on the consent page)')
+    .addOption(
+      new Option(
+        '--type <type>',
+        'service: client credentials; web: code flow with a secret; native: code flow, public',
+      )
+        .choices([...CLIENT_TYPES])
+        .makeOptionMandatory(),
+    )
+    .requiredOption('--scopes <scopes>', 'allowed scopes, space- or comma-separated')
+    .requiredOption('--cust-id <cust_id>', 'customer account the client acts for')
+    .requiredOption('--login <login>', 'integration login the client acts for')
+    .option('--redirect-uri <uri>', 'redirect URI (repeatable)', collect, [])
+    .option('--first-party', 'skip the consent screen (our own applications)', false)
+    .option('--client-id <id>', 'chosen client id (default: random)')
+    .action(
+      async (opts: {
+        name: string;
+        type: ClientType;
+        scopes: string;
+        custId: string;
+        login: string;
+        redirectUri: string[];
+        firstParty: boolean;
+        clientId?: string;
+      }) => {
+        await withDatabase(source, async (knex, cfg) => {
+          const { client, clientSecret } = await registerClient(registrationDeps(knex, cfg), {
+            name: opts.name,
+            type: opts.type,
+            scopes: splitScopes(opts.scopes.replace(/,/g, ' ')),
+            custId: opts.custId,
+            login: opts.login,
+            redirectUris: opts.redirectUri,
+            firstParty: opts.firstParty,
+            ...(opts.clientId ? { clientId: opts.clientId } : {}),
+          });
+          print({
+            client_id: client.clientId,
+            ...(clientSecret ? { client_secret: clientSecret } : {}),
+            type: client.type,
+            scopes: client.scopes,
+            cust_id: client.custId,
+            login: client.login,
+            redirect_uris: client.redirectUris,
+            first_party: client.firstParty,
+          });
+        });
+      },
+    );
+
+  clients
+    .command('rotate-secret <client_id>')
+    .description(
+      'Replace the secret of a client (the old one stops working); prints the new one, shown this once',
+    )
+    .action(async (clientId: string) => {
+      await withDatabase(source, async (knex, cfg) => {
+        const secret = await rotateClientSecret(registrationDeps(knex, cfg), clientId);
+        print({ client_id: clientId, client_secret: secret });
+      });
+    });
+
+  clients
+    .command('disable <client_id>')
+    .description('Disable a client: it can no longer authenticate or start a flow')
+    .action(async (clientId: string) => {
+      await withDatabase(source, async (knex, cfg) => {
+        await disableClient(registrationDeps(knex, cfg), clientId);
+        print({ client_id: clientId, status: 'disabled' });
+      });
+    });
+
+  clients
+    .command('list')
+    .description('List clients (never their secrets)')
+    .action(async () => {
+      await withDatabase(source, async (knex) => {
+        const all = await new ClientRepository(knex).list();
+        print(
+          all.map((c) => ({
+            client_id: c.clientId,
+            name: c.name,
+            type: c.type,
+            status: c.status,
+            cust_id: c.custId,
+            login: c.login,
+            scopes: c.scopes,
+            first_party: c.firstParty,
+            secret_rotated_at: c.secretRotatedAt,
+          })),
+        );
+      });
+    });
+
+  const keys = auth.command('keys').description('Token signing keys');
+  keys
+    .command('rotate')
+    .description('Make a new RSA key the signing key; the previous one stays in the JWKS for the overlap')
+    .option(
+      '--overlap-seconds <n>',
+      'how long the previous key stays published',
+      String(DEFAULT_KEY_OVERLAP_SECONDS),
+    )
+    .action(async (opts: { overlapSeconds: string }) => {
+      const overlap = Number(opts.overlapSeconds);
+      if (!Number.isInteger(overlap) || overlap < 0)
+        throw new Error('--overlap-seconds must be a whole number >= 0');
+      await withDatabase(source, async (knex, cfg) => {
+        const result = await rotateSigningKey(
+          {
+            keys: new SigningKeyRepository(knex),
+            encryptionKey: decodeKey(cfg.KEY_ENCRYPTION_KEY)!,
+            now: () => new Date(),
+          },
+          overlap,
+        );
+        print({ kid: result.kid, previous_key_published_until: result.retiredPublishedUntil.toISOString() });
+      });
+    });
+
+  keys
+    .command('list')
+    .description('List signing keys (public parts only)')
+    .action(async () => {
+      await withDatabase(source, async (knex) => {
+        const all = await new SigningKeyRepository(knex).listAll();
+        print(
+          all.map((k) => ({
+            kid: k.kid,
+            alg: k.alg,
+            status: k.status,
+            created_at: k.createdAt,
+            publish_until: k.publishUntil,
+          })),
+        );
+      });
+    });
+
+  return auth;
+}

@@ -1,0 +1,204 @@
+// The sign-in and consent steps of the authorization code flow. oidc-provider redirects the browser
+// here (`/oauth/interaction/:uid`) and this route hands the result back to it. CSRF: every form
+// carries HMAC(cookie key, interaction uid); the uid itself is bound to the browser by the
+// provider's signed interaction cookie, so a foreign page can neither read nor forge the token.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type Provider from 'oidc-provider';
+import type { Logger } from '@ordering/http';
+import { signIn, type SignInDeps } from '../../domain/sign-in-use-case';
+import { API_SCOPES, OIDC_SCOPES, splitScopes } from '../../domain/scopes';
+import { consentPage, errorPage, signInPage } from './sign-in-views';
+
+export interface InteractionRoutesDeps {
+  provider: () => Provider;
+  signIn: SignInDeps;
+  csrfKey: string;
+  audience: string;
+  logger: Logger;
+}
+
+function csrfTokenFor(key: string, uid: string): string {
+  return createHmac('sha256', key).update(`csrf:${uid}`).digest('base64url');
+}
+
+function csrfValid(key: string, uid: string, given: unknown): boolean {
+  if (typeof given !== 'string') return false;
+  const expected = Buffer.from(csrfTokenFor(key, uid));
+  const actual = Buffer.from(given);
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+function sendHtml(res: Response, status: number, html: string): void {
+  res.status(status).set({
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Security-Policy':
+      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    'X-Frame-Options': 'DENY',
+  });
+  res.send(html);
+}
+
+export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps): void {
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+  const base = '/oauth/interaction/:uid';
+
+  const clientName = async (provider: Provider, clientId: string): Promise<string> => {
+    const client = await provider.Client.find(clientId);
+    return client?.clientName ?? clientId;
+  };
+
+  app.get(base, async (req: Request, res: Response) => {
+    const provider = deps.provider();
+    const details = await provider.interactionDetails(req, res);
+    const uid = details.uid;
+    const name = await clientName(provider, String(details.params.client_id));
+    const csrfToken = csrfTokenFor(deps.csrfKey, uid);
+    if (details.prompt.name === 'login') {
+      sendHtml(
+        res,
+        200,
+        signInPage({ action: `/oauth/interaction/${uid}/login`, csrfToken, clientName: name }),
+      );
+      return;
+    }
+    const scopes = splitScopes(details.params.scope as string | undefined);
+    sendHtml(
+      res,
+      200,
+      consentPage({
+        action: `/oauth/interaction/${uid}/confirm`,
+        abortAction: `/oauth/interaction/${uid}/abort`,
+        csrfToken,
+        clientName: name,
+        scopes,
+      }),
+    );
+  });
+
+  app.post(`${base}/login`, form, async (req: Request, res: Response) => {
+    const provider = deps.provider();
+    const details = await provider.interactionDetails(req, res);
+    const uid = details.uid;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const csrfToken = csrfTokenFor(deps.csrfKey, uid);
+    const name = await clientName(provider, String(details.params.client_id));
+    const page = (status: number, error: string, login?: string) =>
+      sendHtml(
+        res,
+        status,
+        signInPage({
+          action: `/oauth/interaction/${uid}/login`,
+          csrfToken,
+          clientName: name,
+          error,
+          ...(login ? { login } : {}),
+        }),
+      );
+    if (!csrfValid(deps.csrfKey, uid, body.csrf_token)) {
+      page(403, 'Your sign-in form expired. Please try again.');
+      return;
+    }
+    if (details.prompt.name !== 'login') {
+      page(400, 'There is no sign-in in progress.');
+      return;
+    }
+    const login = typeof body.login === 'string' ? body.login : '';
+    const password = typeof body.password === 'string' ? body.password : '';
+    const result = await signIn(deps.signIn, { login, password });
+    if (result.outcome === 'throttled') {
+      res.set('Retry-After', String(result.retryAfterSeconds));
+      page(429, `Too many failed attempts. Try again in ${result.retryAfterSeconds} seconds.`, login);
+      return;
+    }
+    if (result.outcome === 'invalid_credentials') {
+      page(401, 'The login or password is not correct.', login);
+      return;
+    }
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: result.sub } },
+      { mergeWithLastSubmission: false },
+    );
+  });
+
+  app.post(`${base}/confirm`, form, async (req: Request, res: Response) => {
+    const provider = deps.provider();
+    const details = await provider.interactionDetails(req, res);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (
+      !csrfValid(deps.csrfKey, details.uid, body.csrf_token) ||
+      details.prompt.name !== 'consent' ||
+      !details.session
+    ) {
+      sendHtml(
+        res,
+        403,
+        signInPage({
+          action: '#',
+          csrfToken: '',
+          clientName: '',
+          error: 'Your consent form expired. Please start again.',
+        }),
+      );
+      return;
+    }
+    const clientId = String(details.params.client_id);
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId: details.session.accountId, clientId });
+    if (!grant) throw new Error('grant of the interaction vanished');
+    const requested = splitScopes(details.params.scope as string | undefined);
+    const oidc = requested.filter(
+      (s) => (OIDC_SCOPES as readonly string[]).includes(s) || s === 'offline_access',
+    );
+    const resource = requested.filter(
+      (s) => (OIDC_SCOPES as readonly string[]).includes(s) || (API_SCOPES as readonly string[]).includes(s),
+    );
+    if (oidc.length) grant.addOIDCScope(oidc.join(' '));
+    if (resource.length) grant.addResourceScope(deps.audience, resource.join(' '));
+    const grantId = await grant.save();
+    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  });
+
+  app.post(`${base}/abort`, form, async (req: Request, res: Response) => {
+    const provider = deps.provider();
+    const details = await provider.interactionDetails(req, res);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (!csrfValid(deps.csrfKey, details.uid, body.csrf_token)) {
+      sendHtml(
+        res,
+        403,
+        signInPage({
+          action: '#',
+          csrfToken: '',
+          clientName: '',
+          error: 'Your form expired. Please start again.',
+        }),
+      );
+      return;
+    }
+    await provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'The shopper denied access' },
+      { mergeWithLastSubmission: false },
+    );
+  });
+
+  // The provider's own errors (expired or foreign interaction) as a page, not a JSON API error.
+  app.use('/oauth/interaction', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const e = err as { statusCode?: unknown; error?: unknown; error_description?: unknown };
+    if (typeof e.statusCode === 'number' && e.statusCode < 500 && typeof e.error === 'string') {
+      sendHtml(
+        res,
+        e.statusCode,
+        errorPage(e.error, typeof e.error_description === 'string' ? e.error_description : undefined),
+      );
+      return;
+    }
+    next(err);
+  });
+}

@@ -1,0 +1,298 @@
+// oidc-provider configured to the contract: endpoints under /oauth/*, PKCE S256 for every client,
+// code / client credentials / refresh token grants (refresh tokens rotate, reuse revokes the
+// grant), RS256 JWT access tokens for the API audience with exactly the spec's claims (plus `gid`,
+// the grant id the gateway's denylist needs), first-party clients without a consent screen.
+import type { Knex } from 'knex';
+import Provider, {
+  errors,
+  type Account,
+  type Adapter,
+  type AdapterPayload,
+  type ClientMetadata,
+  type Configuration,
+  type KoaContextWithOIDC,
+  type JWK,
+} from 'oidc-provider';
+import type { Logger } from '@ordering/http';
+import type { AuthConfig } from '../../config';
+import type { ClientRepository } from '../../data-access/client-repository';
+import type { CustomersClient, ShopperRecord } from '../../data-access/customers-client';
+import { OidcPayloadRepository } from '../../data-access/oidc-payload-repository';
+import { toProviderMetadata } from '../../domain/oauth-client';
+import { revokeGrant, type RevocationDeps } from '../../domain/revocation-use-case';
+import { API_SCOPES, OIDC_SCOPES, ALL_SCOPES, splitScopes } from '../../domain/scopes';
+import { parseShopperSubject, shopperSubject } from '../../domain/subject';
+import { hashClientSecret } from '../../domain/client-secret';
+import { TOKEN_TTL } from '../../domain/token-lifetimes';
+import { errorPage } from './sign-in-views';
+
+export interface OidcProviderDeps {
+  config: AuthConfig;
+  knex: Knex;
+  clients: ClientRepository;
+  customers: CustomersClient;
+  /** Private signing JWKs, the active one first. */
+  signingKeys: JWK[];
+  revocation: RevocationDeps;
+  logger: Logger;
+}
+
+/** Scopes an access token for the API audience may carry (OIDC ones so that userinfo accepts it). */
+const RESOURCE_SCOPES: string[] = [...OIDC_SCOPES, ...API_SCOPES];
+
+/** Loads registered clients from the database for the provider; disabled clients do not exist. */
+class ClientAdapter implements Adapter {
+  constructor(private readonly clients: ClientRepository) {}
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const client = await this.clients.find(id);
+    if (!client || client.status !== 'active') return undefined;
+    return toProviderMetadata(client) as AdapterPayload;
+  }
+  upsert(): Promise<void> {
+    throw new Error('clients are registered by the operator CLI');
+  }
+  findByUid(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+  findByUserCode(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+  consume(): Promise<void> {
+    return Promise.resolve();
+  }
+  destroy(): Promise<void> {
+    return Promise.resolve();
+  }
+  revokeByGrantId(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** The provider's view of a shopper: its claims by granted scope. */
+export interface ShopperAccount extends Account {
+  user: ShopperRecord;
+}
+
+function shopperAccount(user: ShopperRecord): ShopperAccount {
+  const sub = shopperSubject(user.cust_id, user.login);
+  return {
+    accountId: sub,
+    user,
+    claims: () => ({
+      sub,
+      name: user.name,
+      employee_id: user.employee_id,
+      department: user.department,
+      cost_center: user.cost_center,
+      email: user.email,
+      email_verified: true,
+    }),
+  };
+}
+
+/** The shopper of `sub` if it exists and is active; undefined otherwise (no sign-in, no token). */
+export async function findShopper(
+  customers: CustomersClient,
+  sub: string,
+): Promise<ShopperAccount | undefined> {
+  const parts = parseShopperSubject(sub);
+  if (!parts) return undefined;
+  const user = await customers.findUser(parts.login);
+  if (!user || user.status !== 'active' || user.cust_id.toLowerCase() !== parts.custIdLower) return undefined;
+  return shopperAccount(user);
+}
+
+function clientExtra(client: unknown, name: 'cust_id' | 'login' | 'first_party'): unknown {
+  return (client as Record<string, unknown> | undefined)?.[name];
+}
+
+export function createOidcProvider(deps: OidcProviderDeps): Provider {
+  const { config } = deps;
+  const audience = config.API_AUDIENCE;
+
+  const configuration: Configuration = {
+    adapter: (name: string) =>
+      name === 'Client' ? new ClientAdapter(deps.clients) : new OidcPayloadRepository(deps.knex, name),
+    clients: [],
+    jwks: { keys: deps.signingKeys },
+    cookies: {
+      keys: config.COOKIE_KEYS,
+      long: { signed: true, httpOnly: true, sameSite: 'lax' },
+      short: { signed: true, httpOnly: true, sameSite: 'lax' },
+    },
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      introspection: '/oauth/introspect',
+      revocation: '/oauth/revoke',
+      userinfo: '/oauth/userinfo',
+      jwks: '/oauth/jwks.json',
+      end_session: '/oauth/logout',
+      pushed_authorization_request: '/oauth/par',
+      code_verification: '/oauth/device',
+      device_authorization: '/oauth/device/auth',
+      registration: '/oauth/register',
+      backchannel_authentication: '/oauth/backchannel',
+      challenge: '/oauth/challenge',
+    },
+    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    responseTypes: ['code'],
+    scopes: ALL_SCOPES,
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'employee_id', 'department', 'cost_center'],
+      email: ['email', 'email_verified'],
+    },
+    clientDefaults: {
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'RS256',
+    },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    extraClientMetadata: { properties: ['first_party', 'cust_id', 'login'] },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256'],
+      userinfoSigningAlgValues: ['RS256'],
+      introspectionSigningAlgValues: ['RS256'],
+    },
+    pkce: { required: () => true },
+    rotateRefreshToken: true,
+    conformIdTokenClaims: false,
+    expiresWithSession: () => Promise.resolve(false),
+    issueRefreshToken: (_ctx, client) => Promise.resolve(client.grantTypeAllowed('refresh_token')),
+    ttl: {
+      AccessToken: TOKEN_TTL.accessToken,
+      ClientCredentials: TOKEN_TTL.accessToken,
+      AuthorizationCode: TOKEN_TTL.authorizationCode,
+      IdToken: TOKEN_TTL.accessToken,
+      RefreshToken: TOKEN_TTL.refreshToken,
+      Grant: TOKEN_TTL.refreshToken,
+      Interaction: 600,
+      Session: 14 * 24 * 3600,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx, resource, client) => {
+          if (resource !== audience) throw new errors.InvalidTarget();
+          // The provider would silently drop a scope it does not know or the client may not use;
+          // the contract answers invalid_scope instead.
+          const allowed = new Set(splitScopes(client.scope));
+          const refused = splitScopes(ctx.oidc.params?.scope as string | undefined).filter(
+            (s) => !allowed.has(s),
+          );
+          if (refused.length)
+            throw new errors.InvalidScope(
+              'requested scope is not allowed for this client',
+              refused.join(' '),
+            );
+          return {
+            audience,
+            scope: RESOURCE_SCOPES.join(' '),
+            accessTokenTTL: TOKEN_TTL.accessToken,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    findAccount: (_ctx, sub) => findShopper(deps.customers, sub),
+    loadExistingGrant: async (ctx) => {
+      const { client, session, params } = ctx.oidc;
+      const grantId = ctx.oidc.result?.consent?.grantId || (client && session?.grantIdFor(client.clientId));
+      const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
+      if (!client || !session?.accountId || clientExtra(client, 'first_party') !== true) return existing;
+      // First-party clients: no consent screen; the grant covers what was asked (within the
+      // client's allowed scopes, which the provider already enforced).
+      const grant =
+        existing ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
+      const requested = splitScopes(params?.scope as string | undefined);
+      grant.addOIDCScope(
+        requested
+          .filter((s) => (OIDC_SCOPES as readonly string[]).includes(s) || s === 'offline_access')
+          .join(' '),
+      );
+      grant.addResourceScope(audience, requested.filter((s) => RESOURCE_SCOPES.includes(s)).join(' '));
+      await grant.save();
+      return grant;
+    },
+    extraTokenClaims: (ctx, token) => {
+      if (token.kind === 'AccessToken') {
+        const account = ctx.oidc.account as ShopperAccount | undefined;
+        if (!account) return undefined;
+        return { cust_id: account.user.cust_id, login: account.user.login, gid: token.grantId };
+      }
+      if (token.kind === 'ClientCredentials') {
+        const client = ctx.oidc.client;
+        return { cust_id: clientExtra(client, 'cust_id'), login: clientExtra(client, 'login') };
+      }
+      return undefined;
+    },
+    formats: {
+      customizers: {
+        // Exactly the claims of the spec, plus `gid` (grant id) on user-delegated tokens.
+        jwt: (_ctx, _token, jwt) => {
+          const p = jwt.payload;
+          const custId = String(p.cust_id);
+          const login = String(p.login);
+          jwt.payload = {
+            iss: p.iss,
+            sub: shopperSubject(custId, login),
+            aud: p.aud,
+            exp: p.exp,
+            iat: p.iat,
+            jti: p.jti,
+            scope: p.scope,
+            client_id: p.client_id,
+            cust_id: custId,
+            login,
+            ...(p.gid ? { gid: p.gid } : {}),
+          };
+        },
+      },
+    },
+    renderError: (ctx, out) => {
+      ctx.type = 'html';
+      ctx.body = errorPage(out.error, out.error_description);
+    },
+  };
+
+  const provider = new Provider(config.AUTH_ISSUER, configuration);
+  provider.proxy = config.TRUST_PROXY;
+
+  // Client secrets are stored as HMAC-SHA-256: compare the HMAC of what was presented.
+  const clientPrototype = provider.Client.prototype as unknown as {
+    clientSecret?: string;
+    compareClientSecret(actual: string): Promise<boolean> | boolean;
+  };
+  const hmacKey = config.CLIENT_SECRET_KEY;
+  const original = clientPrototype.compareClientSecret;
+  clientPrototype.compareClientSecret = function compareHashed(
+    this: { clientSecret?: string },
+    actual: string,
+  ) {
+    return original.call(this, hashClientSecret(hmacKey, actual));
+  };
+
+  provider.on('grant.revoked', (_ctx: KoaContextWithOIDC, grantId: string) => {
+    revokeGrant(deps.revocation, grantId).catch((err: unknown) =>
+      deps.logger.error({ err, grant_id: grantId }, 'could not record the grant revocation'),
+    );
+  });
+  provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) =>
+    deps.logger.error({ err }, 'oidc-provider server error'),
+  );
+
+  return provider;
+}
+
+export type { ClientMetadata };

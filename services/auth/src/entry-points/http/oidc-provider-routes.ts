@@ -1,0 +1,42 @@
+// Hands the OAuth host's paths to oidc-provider: everything under /oauth/* not answered by this
+// service's own routes, and OpenID discovery. The provider is looked up per request because a
+// signing key rotation replaces it.
+import type { Express, NextFunction, Request, Response } from 'express';
+import type Provider from 'oidc-provider';
+
+export interface OidcProviderRoutesDeps {
+  provider: () => Provider;
+  issuer: string;
+}
+
+const CLIENT_AUTHENTICATED = new Set(['/oauth/token', '/oauth/introspect', '/oauth/revoke']);
+
+export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): void {
+  let current: Provider | undefined;
+  let callback: ReturnType<Provider['callback']> | undefined;
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const path = req.path;
+    if (!path.startsWith('/oauth/') && path !== '/.well-known/openid-configuration') {
+      next();
+      return;
+    }
+    const provider = deps.provider();
+    if (provider !== current || !callback) {
+      current = provider;
+      callback = provider.callback();
+    }
+    if (CLIENT_AUTHENTICATED.has(path)) {
+      // RFC 6749 5.2: invalid_client is 401 with a Basic challenge, whichever way the client
+      // authenticated (the provider adds it only when the Authorization header was used).
+      const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+      res.writeHead = ((status: number, ...rest: unknown[]) => {
+        if (status === 401 && !res.getHeader('www-authenticate')) {
+          res.setHeader('WWW-Authenticate', `Basic realm="${deps.issuer}"`);
+        }
+        return writeHead(status, ...rest);
+      }) as Response['writeHead'];
+    }
+    void callback(req, res);
+  });
+}

@@ -1,0 +1,5 @@
+export * from './config';
+export * from './service';
+export * from './domain/subject';
+export * from './domain/scopes';
+export { authCli } from './entry-points/cli/auth-cli';

@@ -1,0 +1,240 @@
+// The auth service, assembled: database (migrated, signing key ensured), Redis (revocation
+// denylist, sign-in throttle), oidc-provider behind an Express app, and the entry points.
+// `startAuthService` runs it in-process (tests, e2e); start.ts runs it as the production process.
+import type { Server } from 'node:http';
+import { Redis } from 'ioredis';
+import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
+import type { Knex } from 'knex';
+import type Provider from 'oidc-provider';
+import type { JWK } from 'oidc-provider';
+import { createKnex, databaseReadinessCheck, ensureDatabase, migrateLatest } from '@ordering/db';
+import { createApp, createLogger, httpEntryPoint, type EntryPoint, type Logger } from '@ordering/http';
+import { decodeKey, type AuthConfig } from './config';
+import { ClientRepository } from './data-access/client-repository';
+import { HttpCustomersClient, type CustomersClient } from './data-access/customers-client';
+import { grantExists, purgeExpired } from './data-access/oidc-payload-repository';
+import { RedisRevocationDenylist } from './data-access/revocation-denylist';
+import { RedisSignInThrottle } from './data-access/sign-in-throttle';
+import { SigningKeyRepository } from './data-access/signing-key-repository';
+import type { RevocationDeps, RevocationPublisher } from './domain/revocation-use-case';
+import { ensureSigningKey, loadSigningKeySet, type SigningKeyDeps } from './domain/signing-key-use-case';
+import { mountInteractionRoutes } from './entry-points/http/interaction-routes';
+import { createOidcProvider } from './entry-points/http/oidc-provider-factory';
+import { mountOidcProvider } from './entry-points/http/oidc-provider-routes';
+import { mountTokenRoutes } from './entry-points/http/token-routes';
+import { migrations } from '../migrations';
+
+export interface AuthServiceOptions {
+  logger?: Logger;
+  /** The customers service's internal API; default over HTTP at CUSTOMERS_URL. */
+  customers?: CustomersClient;
+  /** Where revocations are announced (TOPICS.auth); default none. */
+  publisher?: RevocationPublisher;
+  /** Extra entry points (Kafka consumers, relays) started after HTTP and stopped before it. */
+  entryPoints?: (parts: AuthServiceParts) => EntryPoint[];
+}
+
+/** What the service is made of, for entry points and tests. */
+export interface AuthServiceParts {
+  config: AuthConfig;
+  knex: Knex;
+  redis: Redis;
+  logger: Logger;
+  revocation: RevocationDeps;
+}
+
+export interface AuthService {
+  url: string;
+  /** Reloads the signing keys now (rotation by the operator CLI); true when the set changed. */
+  reloadKeys(): Promise<boolean>;
+  parts: AuthServiceParts;
+  stop(): Promise<void>;
+}
+
+/** Builds everything and returns the entry points; starting them is the caller's business. */
+export async function buildAuthService(
+  config: AuthConfig,
+  options: AuthServiceOptions = {},
+): Promise<{
+  entryPoints: EntryPoint[];
+  http: ReturnType<typeof httpEntryPoint>;
+  reloadKeys(): Promise<boolean>;
+  parts: AuthServiceParts;
+  close(): Promise<void>;
+}> {
+  const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+  const encryptionKey = decodeKey(config.KEY_ENCRYPTION_KEY);
+  if (!encryptionKey) throw new Error('KEY_ENCRYPTION_KEY must be 32 bytes');
+
+  await ensureDatabase(config.DATABASE_URL);
+  const knex = createKnex({ url: config.DATABASE_URL, service: config.SERVICE_NAME, logger });
+  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const close = async () => {
+    redis.disconnect();
+    await knex.destroy();
+  };
+  try {
+    await migrateLatest(knex, migrations);
+    await redis.connect();
+    const keyDeps: SigningKeyDeps = {
+      keys: new SigningKeyRepository(knex),
+      encryptionKey,
+      now: () => new Date(),
+    };
+    await ensureSigningKey(keyDeps);
+
+    const clients = new ClientRepository(knex);
+    const customers =
+      options.customers ?? new HttpCustomersClient(config.CUSTOMERS_URL, config.INTERNAL_IDENTITY_SECRET);
+    const denylist = new RedisRevocationDenylist(redis, config.REDIS_KEY_PREFIX);
+    const revocation: RevocationDeps = {
+      denylist,
+      ...(options.publisher ? { publisher: options.publisher } : {}),
+      now: () => Date.now() / 1000,
+    };
+    const parts: AuthServiceParts = { config, knex, redis, logger, revocation };
+
+    // The provider holds its signing keys; a rotation builds a new provider with the new set.
+    let keySet = await loadSigningKeySet(keyDeps);
+    const buildProvider = () =>
+      createOidcProvider({
+        config,
+        knex,
+        clients,
+        customers,
+        signingKeys: keySet.privateJwks as unknown as JWK[],
+        revocation,
+        logger,
+      });
+    let provider: Provider = buildProvider();
+    let verificationKeys: JWTVerifyGetKey = createLocalJWKSet({ keys: keySet.publicJwks as JWK[] } as never);
+    const reloadKeys = async (): Promise<boolean> => {
+      const next = await loadSigningKeySet(keyDeps);
+      if (next.fingerprint === keySet.fingerprint) return false;
+      keySet = next;
+      provider = buildProvider();
+      verificationKeys = createLocalJWKSet({ keys: keySet.publicJwks as JWK[] } as never);
+      logger.info({ kids: keySet.fingerprint }, 'signing keys reloaded');
+      return true;
+    };
+
+    const app = createApp({
+      service: config.SERVICE_NAME,
+      logger,
+      readiness: [
+        databaseReadinessCheck(knex),
+        {
+          name: 'redis',
+          check: async () => {
+            await redis.ping();
+          },
+        },
+      ],
+      routes: (a) => {
+        if (config.TRUST_PROXY) a.set('trust proxy', true);
+        mountTokenRoutes(a, {
+          clients,
+          clientSecretKey: config.CLIENT_SECRET_KEY,
+          issuer: config.AUTH_ISSUER,
+          customers,
+          revocation,
+          inspection: {
+            keys: () => verificationKeys,
+            issuer: config.AUTH_ISSUER,
+            audience: config.API_AUDIENCE,
+            denylist,
+            grantExists: (gid) => grantExists(knex, gid),
+            now: () => Date.now() / 1000,
+          },
+        });
+        mountInteractionRoutes(a, {
+          provider: () => provider,
+          signIn: {
+            customers,
+            throttle: new RedisSignInThrottle(
+              redis,
+              config.REDIS_KEY_PREFIX,
+              config.SIGN_IN_FAILURE_WINDOW_SECONDS,
+            ),
+            maxFailures: config.SIGN_IN_MAX_FAILURES,
+          },
+          csrfKey: config.COOKIE_KEYS[0]!,
+          audience: config.API_AUDIENCE,
+          logger,
+        });
+        mountOidcProvider(a, { provider: () => provider, issuer: config.AUTH_ISSUER });
+      },
+    });
+
+    const http = httpEntryPoint(app, { port: config.PORT, host: config.HOST, logger });
+    const housekeeping = housekeepingEntryPoint({ config, knex, logger, reloadKeys });
+    const extra = options.entryPoints?.(parts) ?? [];
+    return { entryPoints: [http, housekeeping, ...extra], http, reloadKeys, parts, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Reloads signing keys and purges expired provider rows on timers. */
+function housekeepingEntryPoint(deps: {
+  config: AuthConfig;
+  knex: Knex;
+  logger: Logger;
+  reloadKeys: () => Promise<boolean>;
+}): EntryPoint {
+  const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, name: string, task: () => Promise<unknown>) => {
+    const t = setInterval(() => {
+      task().catch((err: unknown) => deps.logger.error({ err, task: name }, 'housekeeping task failed'));
+    }, ms);
+    t.unref();
+    timers.push(t);
+  };
+  return {
+    name: 'housekeeping',
+    start: () => {
+      every(deps.config.KEY_RELOAD_INTERVAL_MS, 'reload-signing-keys', deps.reloadKeys);
+      every(10 * 60_000, 'purge-expired', () => purgeExpired(deps.knex));
+      return Promise.resolve();
+    },
+    stop: () => {
+      for (const t of timers.splice(0)) clearInterval(t);
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Starts the auth service in-process. */
+export async function startAuthService(
+  config: AuthConfig,
+  options: AuthServiceOptions = {},
+): Promise<AuthService> {
+  const built = await buildAuthService(config, options);
+  const started: EntryPoint[] = [];
+  try {
+    for (const ep of built.entryPoints) {
+      await ep.start();
+      started.push(ep);
+    }
+  } catch (err) {
+    for (const ep of started.reverse()) await ep.stop().catch(() => {});
+    await built.close();
+    throw err;
+  }
+  const server: Server | undefined = built.http.server();
+  if (!server) throw new Error('auth HTTP entry point did not start');
+  let stopping: Promise<void> | undefined;
+  return {
+    url: built.http.url(),
+    reloadKeys: built.reloadKeys,
+    parts: built.parts,
+    stop: () => {
+      stopping ??= (async () => {
+        for (const ep of [...started].reverse()) await ep.stop();
+        await built.close();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import * as client from 'openid-client';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { ClientRepository } from '../src/data-access/client-repository';
+import { rotateClientSecret } from '../src/domain/client-registration-use-case';
+import { AUDIENCE, startAuthHarness, type AuthHarness } from './support/auth-test-harness';
+
+let h: AuthHarness;
+beforeAll(async () => {
+  h = await startAuthHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function tokenRequest(body: Record<string, string>, auth?: { id: string; secret: string }) {
+  const res = await fetch(`${h.issuer}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(auth
+        ? { authorization: `Basic ${Buffer.from(`${auth.id}:${auth.secret}`).toString('base64')}` }
+        : {}),
+    },
+    body: new URLSearchParams(body).toString(),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('discovery', () => {
+  it('publishes the endpoints of the spec under /oauth and the issuer as the OAuth host origin', async () => {
+    const res = await fetch(`${h.issuer}/.well-known/openid-configuration`);
+    expect(res.status).toBe(200);
+    const meta = (await res.json()) as Record<string, unknown>;
+    expect(meta).toMatchObject({
+      issuer: h.issuer,
+      authorization_endpoint: `${h.issuer}/oauth/authorize`,
+      token_endpoint: `${h.issuer}/oauth/token`,
+      introspection_endpoint: `${h.issuer}/oauth/introspect`,
+      revocation_endpoint: `${h.issuer}/oauth/revoke`,
+      userinfo_endpoint: `${h.issuer}/oauth/userinfo`,
+      jwks_uri: `${h.issuer}/oauth/jwks.json`,
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+    });
+    expect(meta.grant_types_supported).toEqual(
+      expect.arrayContaining(['authorization_code', 'client_credentials', 'refresh_token']),
+    );
+    expect(meta.grant_types_supported).not.toContain('implicit');
+    expect(meta.grant_types_supported).not.toContain('password');
+  });
+});
+
+describe('client credentials', () => {
+  it('issues an RS256 JWT with exactly the claims of the spec, for the integration the client acts for', async () => {
+    const { client: c, clientSecret } = await h.register({
+      type: 'service',
+      scopes: ['orders:read', 'catalog:read'],
+      custId: 'ACME',
+      login: 'erp-sync',
+    });
+    const config = await h.discover(c.clientId, clientSecret);
+    const tokens = await client.clientCredentialsGrant(config, { scope: 'orders:read catalog:read' });
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    expect(tokens.expires_in).toBe(3600);
+    expect(tokens.refresh_token).toBeUndefined();
+
+    const jwks = createRemoteJWKSet(new URL(`${h.issuer}/oauth/jwks.json`));
+    const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks, {
+      issuer: h.issuer,
+      audience: AUDIENCE,
+      typ: 'at+jwt',
+      algorithms: ['RS256'],
+    });
+    expect(protectedHeader.alg).toBe('RS256');
+    expect(Object.keys(payload).sort()).toEqual(
+      ['aud', 'client_id', 'cust_id', 'exp', 'iat', 'iss', 'jti', 'login', 'scope', 'sub'].sort(),
+    );
+    expect(payload).toMatchObject({
+      iss: h.issuer,
+      sub: 'shopper:acme:erp-sync',
+      aud: AUDIENCE,
+      scope: 'orders:read catalog:read',
+      client_id: c.clientId,
+      cust_id: 'ACME',
+      login: 'erp-sync',
+    });
+    expect(payload.exp! - payload.iat!).toBe(3600);
+    expect(typeof payload.jti).toBe('string');
+  });
+
+  it('refuses a wrong secret with 401 invalid_client and a Basic challenge', async () => {
+    const { client: c } = await h.register({ type: 'service', scopes: ['orders:read'] });
+    const res = await tokenRequest(
+      { grant_type: 'client_credentials', scope: 'orders:read' },
+      { id: c.clientId, secret: 'cs_wrong' },
+    );
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('invalid_client');
+    expect(typeof res.body.error_description).toBe('string');
+    expect(res.headers.get('www-authenticate')).toMatch(/^Basic /);
+  });
+
+  it('answers 401 invalid_client with a Basic challenge when the secret came in the form', async () => {
+    const { client: c } = await h.register({ type: 'service', scopes: ['orders:read'] });
+    const res = await tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: c.clientId,
+      client_secret: 'cs_wrong',
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('invalid_client');
+    expect(res.headers.get('www-authenticate')).toMatch(/^Basic /);
+  });
+
+  it('refuses an unknown scope and a scope the client was not allowed with invalid_scope', async () => {
+    const { client: c, clientSecret } = await h.register({ type: 'service', scopes: ['orders:read'] });
+    const auth = { id: c.clientId, secret: clientSecret! };
+    const unknown = await tokenRequest(
+      { grant_type: 'client_credentials', scope: 'orders:read pizza:eat' },
+      auth,
+    );
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toBe('invalid_scope');
+    const notAllowed = await tokenRequest({ grant_type: 'client_credentials', scope: 'orders:write' }, auth);
+    expect(notAllowed.status).toBe(400);
+    expect(notAllowed.body.error).toBe('invalid_scope');
+  });
+
+  it('refuses the password grant with unsupported_grant_type', async () => {
+    const { client: c, clientSecret } = await h.register({ type: 'service', scopes: ['orders:read'] });
+    const res = await tokenRequest(
+      { grant_type: 'password', username: 'ann', password: 'x', scope: 'orders:read' },
+      { id: c.clientId, secret: clientSecret! },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('unsupported_grant_type');
+  });
+
+  it('stores only the HMAC of a secret, and a rotated secret replaces the old one', async () => {
+    const { client: c, clientSecret } = await h.register({ type: 'service', scopes: ['orders:read'] });
+    const row = (await h.db.knex('oauth_clients').where({ client_id: c.clientId }).first()) as Record<
+      string,
+      unknown
+    >;
+    expect(JSON.stringify(row)).not.toContain(clientSecret!);
+    expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
+
+    const fresh = await rotateClientSecret(
+      {
+        clients: new ClientRepository(h.db.knex),
+        secretKey: h.config.CLIENT_SECRET_KEY,
+        now: () => new Date(),
+      },
+      c.clientId,
+    );
+    const old = await tokenRequest(
+      { grant_type: 'client_credentials', scope: 'orders:read' },
+      { id: c.clientId, secret: clientSecret! },
+    );
+    expect(old.status).toBe(401);
+    const now = await tokenRequest(
+      { grant_type: 'client_credentials', scope: 'orders:read' },
+      { id: c.clientId, secret: fresh },
+    );
+    expect(now.status).toBe(200);
+    expect(decodeProtectedHeader(String(now.body.access_token)).alg).toBe('RS256');
+  });
+
+  it('refuses a disabled client', async () => {
+    const { client: c, clientSecret } = await h.register({ type: 'service', scopes: ['orders:read'] });
+    const auth = { id: c.clientId, secret: clientSecret! };
+    expect(
+      (await tokenRequest({ grant_type: 'client_credentials', scope: 'orders:read' }, auth)).status,
+    ).toBe(200);
+    await h.db
+      .knex('oauth_clients')
+      .where({ client_id: c.clientId })
+      .update({ status: 'disabled', disabled_at: new Date() });
+    const res = await tokenRequest({ grant_type: 'client_credentials', scope: 'orders:read' }, auth);
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('invalid_client');
+  });
+});

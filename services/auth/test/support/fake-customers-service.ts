@@ -1,0 +1,125 @@
+// A small stand-in for the customers service's internal API (another service, not infrastructure),
+// implementing exactly its contract and checking the internal identity the auth service sends.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyIdentity } from '@ordering/http';
+import type { ShopperRecord } from '../../src/data-access/customers-client';
+
+export interface FakeShopper {
+  login: string;
+  password: string;
+  cust_id: string;
+  name?: string;
+  email?: string;
+  status?: 'active' | 'deactivated';
+}
+
+export interface FakeCustomersService {
+  url: string;
+  add(shopper: FakeShopper): ShopperRecord;
+  deactivate(login: string): void;
+  /** Requests seen, e.g. to assert that the identity header was checked. */
+  calls: { method: string; path: string; authorized: boolean }[];
+  close(): Promise<void>;
+}
+
+export async function startFakeCustomersService(secret: string): Promise<FakeCustomersService> {
+  const users = new Map<string, { record: ShopperRecord; password: string }>();
+  const calls: FakeCustomersService['calls'] = [];
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      };
+      let authorized: boolean;
+      try {
+        const identity = verifyIdentity(String(req.headers['x-ordering-identity'] ?? ''), secret);
+        authorized = identity.scopes.includes('internal');
+      } catch {
+        authorized = false;
+      }
+      const path = (req.url ?? '').split('?')[0] ?? '';
+      calls.push({ method: req.method ?? '', path, authorized });
+      if (!authorized) {
+        send(401, {
+          error: { type: 'authentication_error', code: 'invalid_token', message: 'no', request_id: 'x' },
+        });
+        return;
+      }
+      if (req.method === 'POST' && path === '/internal/v1/credentials/verify') {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+          login?: string;
+          password?: string;
+        };
+        const user = users.get(String(body.login));
+        if (!user || user.password !== body.password || user.record.status !== 'active') {
+          send(401, {
+            error: {
+              type: 'authentication_error',
+              code: 'invalid_credentials',
+              message: 'no',
+              request_id: 'x',
+            },
+          });
+          return;
+        }
+        send(200, { user: user.record });
+        return;
+      }
+      const match = /^\/internal\/v1\/users\/([^/]+)$/.exec(path);
+      if (req.method === 'GET' && match) {
+        const user = users.get(decodeURIComponent(match[1]!));
+        if (!user)
+          send(404, {
+            error: { type: 'invalid_request', code: 'resource_missing', message: 'no', request_id: 'x' },
+          });
+        else send(200, user.record);
+        return;
+      }
+      send(404, {
+        error: { type: 'invalid_request', code: 'resource_missing', message: 'no', request_id: 'x' },
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    add(shopper) {
+      const record: ShopperRecord = {
+        object: 'user',
+        id: shopper.login,
+        login: shopper.login,
+        cust_id: shopper.cust_id,
+        name: shopper.name ?? `Shopper ${shopper.login}`,
+        email: shopper.email ?? `${shopper.login}@example.com`,
+        roles: ['shopper'],
+        status: shopper.status ?? 'active',
+        employee_id: 'E-100',
+        department: 'Purchasing',
+        cost_center: 'CC-7',
+        created_at: new Date().toISOString(),
+        deactivated_at: null,
+      };
+      users.set(shopper.login, { record, password: shopper.password });
+      return record;
+    },
+    deactivate(login) {
+      const user = users.get(login);
+      if (user) {
+        user.record.status = 'deactivated';
+        user.record.deactivated_at = new Date().toISOString();
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
