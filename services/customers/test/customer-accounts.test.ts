@@ -15,7 +15,10 @@ const read = ['orders:read'];
 
 describe('reach of a token', () => {
   it('a token of the child account cannot see the parent (404 resource_missing)', async () => {
-    const res = await h.http().get(`/v1/customers/${tree.root}`).set('X-Ordering-Identity', h.identity(tree.child, read));
+    const res = await h
+      .http()
+      .get(`/v1/customers/${tree.root}`)
+      .set('X-Ordering-Identity', h.identity(tree.child, read));
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ type: 'invalid_request', code: 'resource_missing' });
     expect(res.body.error.request_id).toBe(res.headers['x-request-id']);
@@ -23,15 +26,24 @@ describe('reach of a token', () => {
 
   it('a token of the parent sees its child and grandchild', async () => {
     for (const id of [tree.child, tree.grandchild]) {
-      const res = await h.http().get(`/v1/customers/${id}`).set('X-Ordering-Identity', h.identity(tree.root, read));
+      const res = await h
+        .http()
+        .get(`/v1/customers/${id}`)
+        .set('X-Ordering-Identity', h.identity(tree.root, read));
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id, object: 'customer', addresses: [] });
     }
   });
 
   it('an unknown account and another tree answer the same 404', async () => {
-    const other = await h.http().get(`/v1/customers/GLOBEX-${h.suffix}`).set('X-Ordering-Identity', h.identity(tree.root, read));
-    const unknown = await h.http().get(`/v1/customers/NOPE-${h.suffix}`).set('X-Ordering-Identity', h.identity(tree.root, read));
+    const other = await h
+      .http()
+      .get(`/v1/customers/GLOBEX-${h.suffix}`)
+      .set('X-Ordering-Identity', h.identity(tree.root, read));
+    const unknown = await h
+      .http()
+      .get(`/v1/customers/NOPE-${h.suffix}`)
+      .set('X-Ordering-Identity', h.identity(tree.root, read));
     expect(other.status).toBe(404);
     expect(unknown.status).toBe(404);
     expect(other.body.error.code).toBe(unknown.body.error.code);
@@ -40,7 +52,12 @@ describe('reach of a token', () => {
   it('GET /v1/customers lists exactly the token account and its descendants', async () => {
     const res = await h.http().get('/v1/customers').set('X-Ordering-Identity', h.identity(tree.child, read));
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ object: 'list', url: '/v1/customers', has_more: false, next_cursor: null });
+    expect(res.body).toMatchObject({
+      object: 'list',
+      url: '/v1/customers',
+      has_more: false,
+      next_cursor: null,
+    });
     expect(res.body.data.map((c: { id: string }) => c.id)).toEqual([tree.child, tree.grandchild]);
   });
 
@@ -66,17 +83,26 @@ describe('reach of a token', () => {
   });
 
   it('needs orders:read or admin:all, and a valid identity', async () => {
-    const noScope = await h.http().get('/v1/customers').set('X-Ordering-Identity', h.identity(tree.root, ['users:read']));
+    const noScope = await h
+      .http()
+      .get('/v1/customers')
+      .set('X-Ordering-Identity', h.identity(tree.root, ['users:read']));
     expect(noScope.status).toBe(403);
     expect(noScope.body.error.code).toBe('insufficient_scope');
-    const admin = await h.http().get('/v1/customers').set('X-Ordering-Identity', h.identity(tree.root, ['admin:all']));
+    const admin = await h
+      .http()
+      .get('/v1/customers')
+      .set('X-Ordering-Identity', h.identity(tree.root, ['admin:all']));
     expect(admin.status).toBe(200);
     const anonymous = await h.http().get('/v1/customers');
     expect(anonymous.status).toBe(401);
   });
 
   it('limit outside 1..100 is 422 invalid_value with param limit', async () => {
-    const res = await h.http().get('/v1/customers?limit=101').set('X-Ordering-Identity', h.identity(tree.root, read));
+    const res = await h
+      .http()
+      .get('/v1/customers?limit=101')
+      .set('X-Ordering-Identity', h.identity(tree.root, read));
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'invalid_value', param: 'limit' });
   });
@@ -84,7 +110,9 @@ describe('reach of a token', () => {
 
 describe('hierarchy changes', () => {
   it('refuses to make an account the child of its own descendant (a cycle)', async () => {
-    await expect(h.admin.updateCustomer(tree.root, { parent_cust_id: tree.grandchild })).rejects.toMatchObject({
+    await expect(
+      h.admin.updateCustomer(tree.root, { parent_cust_id: tree.grandchild }),
+    ).rejects.toMatchObject({
       status: 422,
       body: { error: { code: 'hierarchy_cycle', param: 'parent_cust_id' } },
     });
@@ -101,14 +129,20 @@ describe('hierarchy changes', () => {
     const sub = `${other}-SUB`;
     await h.admin.createCustomer({ cust_id: sub, name: 'Initech sub' });
     await h.admin.updateCustomer(sub, { parent_cust_id: other });
-    const reach = await h.http().get(`/internal/v1/customers/${other}/reach`).set('X-Ordering-Identity', h.internalIdentity());
+    const reach = await h
+      .http()
+      .get(`/internal/v1/customers/${other}/reach`)
+      .set('X-Ordering-Identity', h.internalIdentity());
     expect(reach.body.cust_ids.sort()).toEqual([other, sub].sort());
   });
 });
 
 describe('account settings and addresses', () => {
   it('shows currency, approval threshold as Money and billing terms', async () => {
-    const res = await h.http().get(`/v1/customers/${tree.root}`).set('X-Ordering-Identity', h.identity(tree.root, read));
+    const res = await h
+      .http()
+      .get(`/v1/customers/${tree.root}`)
+      .set('X-Ordering-Identity', h.identity(tree.root, read));
     expect(res.body).toMatchObject({
       parent_cust_id: null,
       currency: 'USD',
@@ -120,11 +154,26 @@ describe('account settings and addresses', () => {
 
   it('keeps one default address per type: the first is default, a new default replaces it', async () => {
     const custId = tree.grandchild;
-    const base = { label: 'HQ', street_1: 'Hauptstr. 1', city: 'Berlin', region: 'BE', postal_code: '10115', country: 'DE' };
+    const base = {
+      label: 'HQ',
+      street_1: 'Hauptstr. 1',
+      city: 'Berlin',
+      region: 'BE',
+      postal_code: '10115',
+      country: 'DE',
+    };
     const first = await h.admin.addAddress(custId, { ...base, type: 'shipping' });
     const billing = await h.admin.addAddress(custId, { ...base, type: 'billing' });
-    const second = await h.admin.addAddress(custId, { ...base, type: 'shipping', label: 'Dock', default: true });
-    const res = await h.http().get(`/v1/customers/${custId}`).set('X-Ordering-Identity', h.identity(custId, read));
+    const second = await h.admin.addAddress(custId, {
+      ...base,
+      type: 'shipping',
+      label: 'Dock',
+      default: true,
+    });
+    const res = await h
+      .http()
+      .get(`/v1/customers/${custId}`)
+      .set('X-Ordering-Identity', h.identity(custId, read));
     const byId = Object.fromEntries(res.body.addresses.map((a: { id: string }) => [a.id, a]));
     expect(byId[first.id]).toMatchObject({ type: 'shipping', default: false });
     expect(byId[second.id]).toMatchObject({ type: 'shipping', default: true, label: 'Dock' });
@@ -146,7 +195,10 @@ describe('account settings and addresses', () => {
   });
 
   it('other services read an account with addresses and settings through the internal API only', async () => {
-    const internal = await h.http().get(`/internal/v1/customers/${tree.root}`).set('X-Ordering-Identity', h.internalIdentity());
+    const internal = await h
+      .http()
+      .get(`/internal/v1/customers/${tree.root}`)
+      .set('X-Ordering-Identity', h.internalIdentity());
     expect(internal.status).toBe(200);
     expect(internal.body).toMatchObject({ id: tree.root, jit_provisioning: false, email_domains: [] });
     const customerToken = await h

@@ -24,7 +24,9 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(options: CustomersServiceOptions & { env?: Record<string, string> } = {}): Promise<Harness> {
+export async function startHarness(
+  options: CustomersServiceOptions & { env?: Record<string, string> } = {},
+): Promise<Harness> {
   const db = await createTestDatabase({ service: 'customers', migrations });
   const secret = `test-secret-${randomBytes(8).toString('hex')}`;
   const config = loadCustomersConfig({
@@ -56,7 +58,13 @@ export async function startHarness(options: CustomersServiceOptions & { env?: Re
         scopes,
       }),
     internalIdentity: () =>
-      sign({ sub: 'service:auth', cust_id: '*', login: 'auth', client_id: 'service:auth', scopes: ['internal'] }),
+      sign({
+        sub: 'service:auth',
+        cust_id: '*',
+        login: 'auth',
+        client_id: 'service:auth',
+        scopes: ['internal'],
+      }),
     http: () => request(service.url),
     stop: async () => {
       await service.stop();
@@ -66,10 +74,23 @@ export async function startHarness(options: CustomersServiceOptions & { env?: Re
 }
 
 /** A top-level account with a child and a grandchild: `${P}`, `${P}-EU`, `${P}-EU-DE`. */
-export async function createTree(h: Harness, prefix: string): Promise<{ root: string; child: string; grandchild: string }> {
+export async function createTree(
+  h: Harness,
+  prefix: string,
+): Promise<{ root: string; child: string; grandchild: string }> {
   const root = `${prefix}-${h.suffix}`;
   await h.admin.createCustomer({ cust_id: root, name: `${prefix} Inc.`, approval_required_over: 50000 });
-  await h.admin.createCustomer({ cust_id: `${root}-EU`, name: `${prefix} Europe`, parent_cust_id: root, currency: 'EUR' });
-  await h.admin.createCustomer({ cust_id: `${root}-EU-DE`, name: `${prefix} Germany`, parent_cust_id: `${root}-EU`, currency: 'EUR' });
+  await h.admin.createCustomer({
+    cust_id: `${root}-EU`,
+    name: `${prefix} Europe`,
+    parent_cust_id: root,
+    currency: 'EUR',
+  });
+  await h.admin.createCustomer({
+    cust_id: `${root}-EU-DE`,
+    name: `${prefix} Germany`,
+    parent_cust_id: `${root}-EU`,
+    currency: 'EUR',
+  });
   return { root, child: `${root}-EU`, grandchild: `${root}-EU-DE` };
 }

@@ -11,7 +11,10 @@ export interface EventReader {
   stop(): Promise<void>;
 }
 
-export async function readEvents(topic: string, match: (event: EventEnvelopeBase) => boolean): Promise<EventReader> {
+export async function readEvents(
+  topic: string,
+  match: (event: EventEnvelopeBase) => boolean,
+): Promise<EventReader> {
   const kafka = new Kafka({
     clientId: 'customers-test',
     brokers: (process.env.KAFKA_BROKERS ?? '127.0.0.1:29092').split(','),
@@ -42,7 +45,11 @@ export async function readEvents(topic: string, match: (event: EventEnvelopeBase
     waitFor: (done, timeoutMs = 20_000) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
-          reject(new Error(`events not seen within ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => e.type))}`));
+          reject(
+            new Error(
+              `events not seen within ${timeoutMs} ms; got ${JSON.stringify(events.map((e) => e.type))}`,
+            ),
+          );
         }, timeoutMs);
         notify = () => {
           if (done(events)) {
