@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { Dispatcher, Pool } from 'undici';
-import { type AppError, PayloadTooLargeError, UnavailableError } from '@ordering/errors';
+import { AppError, PayloadTooLargeError, UnavailableError } from '@ordering/errors';
 import { type HeaderValue, downstreamResponseHeaders } from './forwarded-headers';
 
 export interface ForwardOptions {
@@ -109,6 +109,7 @@ export async function forwardRequest(req: Request, res: Response, options: Forwa
     try {
       upstream = await send(req, res, options, attempt);
     } catch (err) {
+      if (err instanceof AppError) throw err; // refused before anything was sent (413)
       if (res.destroyed) return; // The client is gone; there is no one to answer.
       if (retryable && tries === 1 && !attempt.timedOut && STALE_SOCKET_CODES.has(errorCode(err) ?? ''))
         continue;

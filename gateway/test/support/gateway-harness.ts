@@ -28,6 +28,8 @@ export interface HarnessOptions {
   /** Services left without a URL. */
   without?: (typeof SERVICES)[number][];
   issuer?: TestIssuer;
+  /** Level of the captured logs; default warn. */
+  logLevel?: string;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -58,7 +60,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.env,
   };
   const config = loadGatewayConfig(env as NodeJS.ProcessEnv);
-  const logs = captureLogs();
+  const logs = captureLogs(options.logLevel);
   const gateway = await startGateway(config, { logger: logs.logger });
   return {
     url: gateway.url,

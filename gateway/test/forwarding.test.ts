@@ -1,0 +1,233 @@
+import { once } from 'node:events';
+import http from 'node:http';
+import request from 'supertest';
+import { expectApiError } from './support/api-assertions';
+import { type Harness, startHarness } from './support/gateway-harness';
+import { closedPort } from './support/recording-upstream';
+
+let h: Harness;
+let token: string;
+
+beforeAll(async () => {
+  h = await startHarness({ env: { UPSTREAM_TIMEOUT_MS: '300', BODY_LIMIT_BYTES: '65536' } });
+  token = h.issuer.mint({ scope: 'orders:read orders:write catalog:read' });
+});
+afterAll(() => h.stop());
+beforeEach(() => Object.values(h.upstreams).forEach((u) => u.reset()));
+
+const orders = () => h.upstreams.orders;
+
+describe('request headers towards the service', () => {
+  it("passes the caller's X-Request-Id through to the service and back", async () => {
+    const res = await request(h.url)
+      .get('/v1/orders/o_1')
+      .set('Authorization', `Bearer ${token}`)
+      .set('X-Request-Id', 'client-chosen-id-123')
+      .expect(200);
+    expect(res.headers['x-request-id']).toBe('client-chosen-id-123');
+    expect(orders().last?.headers['x-request-id']).toBe('client-chosen-id-123');
+  });
+
+  it('generates a request id when the caller sends none and gives the service the same one', async () => {
+    const res = await request(h.url)
+      .get('/v1/orders/o_1')
+      .set('Authorization', `Bearer ${token}`)
+      .expect(200);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+    expect(orders().last?.headers['x-request-id']).toBe(res.headers['x-request-id']);
+  });
+
+  it('forwards W3C trace context and end-to-end headers, and drops hop-by-hop ones', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await request(h.url)
+      .get('/v1/orders/o_1')
+      .set('Authorization', `Bearer ${token}`)
+      .set('traceparent', traceparent)
+      .set('tracestate', 'vendor=abc')
+      .set('Accept-Language', 'de')
+      .set('Connection', 'keep-alive, X-Hop')
+      .set('X-Hop', 'connection-scoped')
+      .set('TE', 'trailers')
+      .set('Proxy-Authorization', 'Basic abc')
+      .expect(200);
+    const seen = orders().last?.headers ?? {};
+    expect(seen.traceparent).toBe(traceparent);
+    expect(seen.tracestate).toBe('vendor=abc');
+    expect(seen['accept-language']).toBe('de');
+    expect(seen['x-hop']).toBeUndefined();
+    expect(seen.te).toBeUndefined();
+    expect(seen['proxy-authorization']).toBeUndefined();
+  });
+
+  it("sets X-Forwarded-* from the connection, not from the client's claims", async () => {
+    await request(h.url)
+      .get('/v1/orders/o_1')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Host', 'api.example.test')
+      .set('X-Forwarded-For', '6.6.6.6')
+      .set('X-Forwarded-Host', 'evil.test')
+      .expect(200);
+    const seen = orders().last?.headers ?? {};
+    expect(seen['x-forwarded-for']).toBe('127.0.0.1');
+    expect(seen['x-forwarded-proto']).toBe('http');
+    expect(seen['x-forwarded-host']).toBe('api.example.test');
+    expect(seen.host).toBe(new URL(orders().url).host);
+  });
+});
+
+describe('bodies', () => {
+  it('streams the request body to the service byte for byte, with its content type', async () => {
+    const body = JSON.stringify({
+      cust_id: 'ACME',
+      items: [{ item_code: 'SKU-1', quantity: 2 }],
+      note: 'ü ✓',
+    });
+    await request(h.url)
+      .post('/v1/orders')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Content-Type', 'application/json; charset=utf-8')
+      .set('Idempotency-Key', 'key-1')
+      .send(body)
+      .expect(200);
+    const seen = orders().last;
+    expect(seen?.body.toString('utf8')).toBe(body);
+    expect(seen?.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(seen?.headers['idempotency-key']).toBe('key-1');
+  });
+
+  it('forwards a chunked request body without buffering it', async () => {
+    const url = new URL('/v1/orders', h.url);
+    const req = http.request(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
+    req.write('{"part":');
+    req.write('"one"}');
+    req.end();
+    const [res] = (await once(req, 'response')) as [http.IncomingMessage];
+    res.resume();
+    await once(res, 'end');
+    expect(res.statusCode).toBe(200);
+    expect(orders().last?.body.toString()).toBe('{"part":"one"}');
+  });
+
+  it('refuses a body over the limit with 413 body_too_large without forwarding it', async () => {
+    const res = await request(h.url)
+      .post('/v1/orders')
+      .set('Authorization', `Bearer ${token}`)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ pad: 'x'.repeat(70_000) }));
+    expectApiError(res, 413, 'invalid_request', 'body_too_large');
+    expect(orders().received).toHaveLength(0);
+  });
+
+  it('refuses a chunked body that grows over the limit with 413, and the service never gets all of it', async () => {
+    const req = http.request(new URL('/v1/orders', h.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
+    req.on('error', () => undefined); // the gateway may close the connection while we still write
+    req.write(`{"pad":"${'x'.repeat(40_000)}`);
+    req.write(`${'x'.repeat(40_000)}"}`);
+    req.end();
+    const [res] = (await once(req, 'response')) as [http.IncomingMessage];
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    await once(res, 'end');
+    expect(res.statusCode).toBe(413);
+    expect(JSON.parse(Buffer.concat(chunks).toString()).error.code).toBe('body_too_large');
+    expect(orders().received).toHaveLength(0);
+  });
+
+  it("streams the service's response back as it is produced", async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    orders().behaviour = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.write('{"n":1}\n');
+      void released.then(() => res.end('{"n":2}\n'));
+    };
+    const req = http.get(new URL('/v1/orders', h.url), { headers: { authorization: `Bearer ${token}` } });
+    const [res] = (await once(req, 'response')) as [http.IncomingMessage];
+    // The first chunk arrives while the service still holds the rest back.
+    const [first] = (await once(res, 'data')) as [Buffer];
+    expect(first.toString()).toBe('{"n":1}\n');
+    release();
+    const rest: Buffer[] = [];
+    res.on('data', (c: Buffer) => rest.push(c));
+    await once(res, 'end');
+    expect(Buffer.concat(rest).toString()).toBe('{"n":2}\n');
+  });
+
+  it("passes the service's error status, headers and body through unchanged", async () => {
+    const body = JSON.stringify({
+      error: {
+        type: 'invalid_request',
+        code: 'order_not_cancellable',
+        message: 'Shipped',
+        request_id: 'req_x',
+      },
+    });
+    orders().behaviour = (_req, res) => {
+      res.writeHead(409, { 'content-type': 'application/json', 'x-service-header': 'kept' });
+      res.end(body);
+    };
+    const res = await request(h.url).post('/v1/orders/o_1/cancel').set('Authorization', `Bearer ${token}`);
+    expect(res.status).toBe(409);
+    expect(res.text).toBe(body);
+    expect(res.headers['x-service-header']).toBe('kept');
+    expect(res.headers['x-ratelimit-limit']).toBe('120');
+  });
+});
+
+describe('when the service fails', () => {
+  it('answers 503 service_unavailable when nothing listens on the service port', async () => {
+    const port = await closedPort();
+    const down = await startHarness({ issuer: h.issuer, env: { ORDERS_URL: `http://127.0.0.1:${port}` } });
+    try {
+      const res = await request(down.url).get('/v1/orders').set('Authorization', `Bearer ${token}`);
+      expectApiError(res, 503, 'api_error', 'service_unavailable');
+      const post = await request(down.url)
+        .post('/v1/orders')
+        .set('Authorization', `Bearer ${token}`)
+        .set('Content-Type', 'application/json')
+        .send('{"a":1}');
+      expectApiError(post, 503, 'api_error', 'service_unavailable');
+    } finally {
+      await down.stop();
+    }
+  });
+
+  it('answers 504 upstream_timeout when the service is slower than UPSTREAM_TIMEOUT_MS, and promptly', async () => {
+    orders().behaviour = (_req, res) => {
+      setTimeout(() => res.end('{}'), 3000).unref();
+    };
+    const started = Date.now();
+    const res = await request(h.url).get('/v1/orders').set('Authorization', `Bearer ${token}`);
+    const elapsed = Date.now() - started;
+    expectApiError(res, 504, 'api_error', 'upstream_timeout');
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(2000);
+  });
+
+  it('cuts the response off when the service stalls mid-body, rather than hanging', async () => {
+    orders().behaviour = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"partial":');
+    };
+    const req = http.get(new URL('/v1/orders', h.url), { headers: { authorization: `Bearer ${token}` } });
+    const [res] = (await once(req, 'response')) as [http.IncomingMessage];
+    expect(res.statusCode).toBe(200);
+    res.resume();
+    const [err] = (await once(res, 'error').catch((e: unknown) => [e])) as [Error];
+    expect(err.message).toMatch(/aborted/);
+  });
+
+  it('answers a slow service within the timeout normally', async () => {
+    orders().behaviour = (_req, res) => {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"late":true}'), 100);
+    };
+    const res = await request(h.url).get('/v1/orders').set('Authorization', `Bearer ${token}`).expect(200);
+    expect(res.body).toEqual({ late: true });
+  });
+});
