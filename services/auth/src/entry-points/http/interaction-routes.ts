@@ -7,7 +7,8 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type Provider from 'oidc-provider';
 import type { Logger } from '@ordering/http';
 import { signIn, type SignInDeps } from '../../domain/sign-in-use-case';
-import { API_SCOPES, OIDC_SCOPES, splitScopes } from '../../domain/scopes';
+import { splitScopes } from '../../domain/scopes';
+import { grantRequestedScopes } from './grant-scopes';
 import { consentPage, errorPage, signInPage } from './sign-in-views';
 
 export interface InteractionRoutesDeps {
@@ -150,15 +151,7 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
       ? await provider.Grant.find(details.grantId)
       : new provider.Grant({ accountId: details.session.accountId, clientId });
     if (!grant) throw new Error('grant of the interaction vanished');
-    const requested = splitScopes(details.params.scope as string | undefined);
-    const oidc = requested.filter(
-      (s) => (OIDC_SCOPES as readonly string[]).includes(s) || s === 'offline_access',
-    );
-    const resource = requested.filter(
-      (s) => (OIDC_SCOPES as readonly string[]).includes(s) || (API_SCOPES as readonly string[]).includes(s),
-    );
-    if (oidc.length) grant.addOIDCScope(oidc.join(' '));
-    if (resource.length) grant.addResourceScope(deps.audience, resource.join(' '));
+    grantRequestedScopes(grant, details.params.scope as string | undefined, deps.audience);
     const grantId = await grant.save();
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   });

@@ -20,11 +20,12 @@ import type { CustomersClient, ShopperRecord } from '../../data-access/customers
 import { OidcPayloadRepository } from '../../data-access/oidc-payload-repository';
 import { toProviderMetadata } from '../../domain/oauth-client';
 import { revokeGrant, type RevocationDeps } from '../../domain/revocation-use-case';
-import { API_SCOPES, OIDC_SCOPES, ALL_SCOPES, splitScopes } from '../../domain/scopes';
+import { ALL_SCOPES, splitScopes } from '../../domain/scopes';
 import { parseShopperSubject, shopperSubject } from '../../domain/subject';
 import { hashClientSecret } from '../../domain/client-secret';
 import { TOKEN_TTL } from '../../domain/token-lifetimes';
 import { errorPage } from './sign-in-views';
+import { RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
 
 export interface OidcProviderDeps {
   config: AuthConfig;
@@ -36,9 +37,6 @@ export interface OidcProviderDeps {
   revocation: RevocationDeps;
   logger: Logger;
 }
-
-/** Scopes an access token for the API audience may carry (OIDC ones so that userinfo accepts it). */
-const RESOURCE_SCOPES: string[] = [...OIDC_SCOPES, ...API_SCOPES];
 
 /** Loads registered clients from the database for the provider; disabled clients do not exist. */
 class ClientAdapter implements Adapter {
@@ -215,13 +213,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       // client's allowed scopes, which the provider already enforced).
       const grant =
         existing ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
-      const requested = splitScopes(params?.scope as string | undefined);
-      grant.addOIDCScope(
-        requested
-          .filter((s) => (OIDC_SCOPES as readonly string[]).includes(s) || s === 'offline_access')
-          .join(' '),
-      );
-      grant.addResourceScope(audience, requested.filter((s) => RESOURCE_SCOPES.includes(s)).join(' '));
+      grantRequestedScopes(grant, params?.scope as string | undefined, audience);
       await grant.save();
       return grant;
     },

@@ -1,0 +1,353 @@
+import * as client from 'openid-client';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import {
+  AUDIENCE,
+  REDIRECT_URI,
+  startAuthHarness,
+  waitFor,
+  type AuthHarness,
+} from './support/auth-test-harness';
+import { Browser, type Page } from './support/browser';
+
+let h: AuthHarness;
+beforeAll(async () => {
+  h = await startAuthHarness({ SIGN_IN_MAX_FAILURES: '3' });
+  h.customers.add({
+    login: 'ann',
+    password: 'correct horse',
+    cust_id: 'ACME',
+    name: 'Ann Smith',
+    email: 'ann@acme.test',
+  });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+interface Started {
+  browser: Browser;
+  page: Page;
+  verifier: string;
+  state: string;
+}
+
+/** Starts an authorization request with PKCE and lands on the sign-in page. */
+async function startFlow(
+  config: client.Configuration,
+  scope: string,
+  extra: Record<string, string> = {},
+): Promise<Started> {
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT_URI,
+    scope,
+    state,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+  const browser = new Browser(REDIRECT_URI);
+  const page = await browser.open(url.href);
+  return { browser, page, verifier, state };
+}
+
+async function signInAs(started: Started, login: string, password: string): Promise<Page> {
+  return started.browser.submit(started.page, '/login', { login, password });
+}
+
+async function codeFlow(config: client.Configuration, scope: string) {
+  const started = await startFlow(config, scope);
+  const callback = await signInAs(started, 'ann', 'correct horse');
+  expect(callback.url.startsWith(REDIRECT_URI)).toBe(true);
+  const tokens = await client.authorizationCodeGrant(config, new URL(callback.url), {
+    pkceCodeVerifier: started.verifier,
+    expectedState: started.state,
+  });
+  return { tokens, callback, started };
+}
+
+async function firstPartyWebClient(scopes = ['openid', 'profile', 'email', 'orders:read', 'orders:write']) {
+  const { client: c, clientSecret } = await h.register({
+    type: 'web',
+    firstParty: true,
+    scopes,
+    name: 'Ordering Web',
+  });
+  return { id: c.clientId, secret: clientSecret!, config: await h.discover(c.clientId, clientSecret) };
+}
+
+async function tokenRequest(body: Record<string, string>, auth: { id: string; secret: string }) {
+  const res = await fetch(`${h.issuer}/oauth/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${auth.id}:${auth.secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams(body).toString(),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('sign-in page', () => {
+  it('is a server-rendered form with labelled fields and a CSRF token, and no dev interactions', async () => {
+    const { config } = await firstPartyWebClient();
+    const { page } = await startFlow(config, 'openid orders:read');
+    expect(page.status).toBe(200);
+    expect(page.url).toMatch(/\/oauth\/interaction\/[^/]+$/);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.html).toMatch(/<html lang="en">/);
+    expect(page.html).toMatch(/<label for="login">Login<\/label>/);
+    expect(page.html).toMatch(/<input type="text" id="login" name="login"/);
+    expect(page.html).toMatch(/<label for="password">Password<\/label>/);
+    expect(page.html).toMatch(/<input type="password" id="password" name="password"/);
+    expect(page.html).toMatch(/<input type="hidden" name="csrf_token" value="[A-Za-z0-9_-]{20,}">/);
+    expect(page.html).not.toMatch(/<script/);
+    expect(page.html).not.toMatch(/devInteractions|dev-interactions/i);
+  });
+
+  it('refuses a form posted without the CSRF token', async () => {
+    const { config } = await firstPartyWebClient();
+    const started = await startFlow(config, 'openid');
+    const res = await started.browser.submit(started.page, '/login', {
+      login: 'ann',
+      password: 'correct horse',
+      csrf_token: 'forged',
+    });
+    expect(res.status).toBe(403);
+    expect(res.url).toMatch(/\/oauth\/interaction\//);
+  });
+
+  it('refuses a wrong password without saying which part was wrong', async () => {
+    const { config } = await firstPartyWebClient();
+    const started = await startFlow(config, 'openid');
+    const res = await signInAs(started, 'ann', 'wrong');
+    expect(res.status).toBe(401);
+    expect(res.html).toContain('The login or password is not correct.');
+    expect(res.html).toMatch(/role="alert"/);
+  });
+
+  it('lets no deactivated shopper sign in', async () => {
+    h.customers.add({ login: 'gone', password: 'pw-gone-123', cust_id: 'ACME', status: 'deactivated' });
+    const { config } = await firstPartyWebClient();
+    const started = await startFlow(config, 'openid');
+    const res = await signInAs(started, 'gone', 'pw-gone-123');
+    expect(res.status).toBe(401);
+    expect(res.url.startsWith(REDIRECT_URI)).toBe(false);
+  });
+
+  it('slows repeated failures down: after 3 failures even the right password is refused for a while', async () => {
+    h.customers.add({ login: 'bob', password: 'bob-password', cust_id: 'ACME' });
+    const { config } = await firstPartyWebClient();
+    for (let i = 0; i < 3; i++) {
+      const started = await startFlow(config, 'openid');
+      expect((await signInAs(started, 'bob', `nope-${i}`)).status).toBe(401);
+    }
+    const started = await startFlow(config, 'openid');
+    const res = await signInAs(started, 'bob', 'bob-password');
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(res.html).toMatch(/Too many failed attempts/);
+  });
+});
+
+describe('authorization code flow with PKCE', () => {
+  it('signs a shopper in and issues access, refresh and ID tokens with the spec claims', async () => {
+    const { id, config } = await firstPartyWebClient();
+    const { tokens } = await codeFlow(config, 'openid profile email orders:read');
+    expect(tokens.expires_in).toBe(3600);
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    expect(tokens.id_token).toEqual(expect.any(String));
+    expect(tokens.scope?.split(' ').sort()).toEqual(['email', 'openid', 'orders:read', 'profile']);
+
+    const jwks = createRemoteJWKSet(new URL(`${h.issuer}/oauth/jwks.json`));
+    const { payload } = await jwtVerify(tokens.access_token, jwks, {
+      issuer: h.issuer,
+      audience: AUDIENCE,
+      typ: 'at+jwt',
+      algorithms: ['RS256'],
+    });
+    expect(payload).toMatchObject({
+      sub: 'shopper:acme:ann',
+      cust_id: 'ACME',
+      login: 'ann',
+      client_id: id,
+      aud: AUDIENCE,
+      iss: h.issuer,
+    });
+    expect(Object.keys(payload).sort()).toEqual(
+      ['aud', 'client_id', 'cust_id', 'exp', 'gid', 'iat', 'iss', 'jti', 'login', 'scope', 'sub'].sort(),
+    );
+    const idToken = await jwtVerify(tokens.id_token!, jwks, {
+      issuer: h.issuer,
+      audience: id,
+      algorithms: ['RS256'],
+    });
+    expect(idToken.payload.sub).toBe('shopper:acme:ann');
+    expect(tokens.claims()?.sub).toBe('shopper:acme:ann');
+  });
+
+  it('serves userinfo for an API access token that carries openid, with the claims its scopes allow', async () => {
+    const { config } = await firstPartyWebClient();
+    const { tokens } = await codeFlow(config, 'openid email orders:read');
+    const info = await client.fetchUserInfo(config, tokens.access_token, 'shopper:acme:ann');
+    expect(info).toEqual({ sub: 'shopper:acme:ann', email: 'ann@acme.test', email_verified: true });
+
+    const withProfile = await codeFlow(config, 'openid profile');
+    const profile = await client.fetchUserInfo(config, withProfile.tokens.access_token, 'shopper:acme:ann');
+    expect(profile).toMatchObject({
+      sub: 'shopper:acme:ann',
+      name: 'Ann Smith',
+      department: 'Purchasing',
+      cost_center: 'CC-7',
+    });
+    expect(profile.email).toBeUndefined();
+  });
+
+  it('refuses userinfo for a token without openid', async () => {
+    const { config } = await firstPartyWebClient();
+    const { tokens } = await codeFlow(config, 'orders:read');
+    const res = await fetch(`${h.issuer}/oauth/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: string }).error).toBe('insufficient_scope');
+  });
+
+  it('rotates the refresh token on every use; replaying a rotated one revokes the whole grant', async () => {
+    const { id, secret, config } = await firstPartyWebClient();
+    const { tokens } = await codeFlow(config, 'openid orders:read');
+    const first = tokens.refresh_token!;
+    const second = await client.refreshTokenGrant(config, first);
+    expect(second.refresh_token).toBeDefined();
+    expect(second.refresh_token).not.toBe(first);
+    const gid = (
+      await jwtVerify(second.access_token, createRemoteJWKSet(new URL(`${h.issuer}/oauth/jwks.json`)))
+    ).payload.gid as string;
+    expect(gid).toEqual(expect.any(String));
+
+    const replay = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first }, { id, secret });
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe('invalid_grant');
+    // The whole grant is gone: the newest refresh token no longer works either ...
+    const newest = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: second.refresh_token! },
+      { id, secret },
+    );
+    expect(newest.body.error).toBe('invalid_grant');
+    // ... and the gateway's denylist refuses every access token of the grant.
+    await waitFor(
+      async () => (await h.redis.exists(`${h.config.REDIS_KEY_PREFIX}revoked:grant:${gid}`)) === 1,
+      5000,
+      'grant denylist entry',
+    );
+    const ttl = await h.redis.ttl(`${h.config.REDIS_KEY_PREFIX}revoked:grant:${gid}`);
+    expect(ttl).toBeGreaterThan(29 * 24 * 3600);
+  });
+
+  it('refuses an authorization request without PKCE', async () => {
+    const { config } = await firstPartyWebClient();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid',
+      state: 'x',
+    });
+    const page = await new Browser(REDIRECT_URI).open(url.href);
+    const back = new URL(page.url);
+    expect(back.origin + back.pathname).toBe(REDIRECT_URI);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('error_description')).toMatch(/PKCE/);
+  });
+
+  it('refuses the implicit grant with unsupported_response_type', async () => {
+    const { config } = await firstPartyWebClient();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI,
+      scope: 'openid',
+      response_type: 'token',
+      state: 'x',
+      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    const page = await new Browser(REDIRECT_URI).open(url.href);
+    const back = new URL(page.url.replace('#', '?'));
+    expect(back.searchParams.get('error')).toBe('unsupported_response_type');
+  });
+
+  it('refuses a wrong code verifier, a reused code and an expired code with invalid_grant', async () => {
+    const { id, secret, config } = await firstPartyWebClient();
+    const exchange = (code: string, verifier: string) =>
+      tokenRequest(
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: verifier },
+        { id, secret },
+      );
+
+    const a = await startFlow(config, 'openid');
+    const codeA = new URL((await signInAs(a, 'ann', 'correct horse')).url).searchParams.get('code')!;
+    const wrong = await exchange(codeA, client.randomPKCECodeVerifier());
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toBe('invalid_grant');
+
+    const b = await startFlow(config, 'openid');
+    const codeB = new URL((await signInAs(b, 'ann', 'correct horse')).url).searchParams.get('code')!;
+    expect((await exchange(codeB, b.verifier)).status).toBe(200);
+    const reused = await exchange(codeB, b.verifier);
+    expect(reused.status).toBe(400);
+    expect(reused.body.error).toBe('invalid_grant');
+
+    const c = await startFlow(config, 'openid');
+    const codeC = new URL((await signInAs(c, 'ann', 'correct horse')).url).searchParams.get('code')!;
+    // Codes live 60 s: age this one past its expiry instead of waiting a minute.
+    const row = (await h.db
+      .knex('oidc_payloads')
+      .where({ model: 'AuthorizationCode', id: codeC })
+      .first()) as {
+      payload: { exp: number; iat: number };
+    };
+    expect(row.payload.exp - row.payload.iat).toBe(60);
+    await h.db
+      .knex('oidc_payloads')
+      .where({ model: 'AuthorizationCode', id: codeC })
+      .update({
+        payload: JSON.stringify({ ...row.payload, iat: row.payload.iat - 61, exp: row.payload.exp - 61 }),
+      });
+    const expired = await exchange(codeC, c.verifier);
+    expect(expired.status).toBe(400);
+    expect(expired.body.error).toBe('invalid_grant');
+  });
+
+  it('asks a third-party client for consent and issues only after the shopper allows', async () => {
+    const { client: c, clientSecret } = await h.register({
+      type: 'web',
+      firstParty: false,
+      scopes: ['openid', 'orders:read'],
+      name: 'Partner App',
+    });
+    const config = await h.discover(c.clientId, clientSecret);
+    const started = await startFlow(config, 'openid orders:read');
+    const consent = await signInAs(started, 'ann', 'correct horse');
+    expect(consent.status).toBe(200);
+    expect(consent.html).toContain('Partner App');
+    expect(consent.html).toContain('orders:read');
+    const callback = await started.browser.submit(consent, '/confirm');
+    expect(callback.url.startsWith(REDIRECT_URI)).toBe(true);
+    const tokens = await client.authorizationCodeGrant(config, new URL(callback.url), {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+    });
+    expect(tokens.scope?.split(' ').sort()).toEqual(['openid', 'orders:read']);
+  });
+
+  it('ends with access_denied when the shopper denies consent', async () => {
+    const { client: c, clientSecret } = await h.register({
+      type: 'web',
+      scopes: ['openid', 'orders:read'],
+      name: 'Partner App',
+    });
+    const config = await h.discover(c.clientId, clientSecret);
+    const started = await startFlow(config, 'openid orders:read');
+    const consent = await signInAs(started, 'ann', 'correct horse');
+    const callback = await started.browser.submit(consent, '/abort');
+    expect(new URL(callback.url).searchParams.get('error')).toBe('access_denied');
+  });
+});
