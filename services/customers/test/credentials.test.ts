@@ -1,0 +1,216 @@
+// The internal API of the auth service: credential checks (no enumeration, slowed down after
+// repeated failures), one-time password links, user lookup and just-in-time provisioning.
+import { randomUUID } from 'node:crypto';
+import { TOPICS } from '@ordering/contracts';
+import { type Harness, startHarness } from './support/customers-harness';
+import { readEvents } from './support/kafka-events';
+
+let h: Harness;
+let custId: string;
+const sleeps: number[] = [];
+
+beforeAll(async () => {
+  // Real scrypt, real database; the sign-in slow-down sleeps on a recorded clock so tests stay fast.
+  h = await startHarness({
+    clock: {
+      now: () => new Date(),
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    },
+    credentialPolicy: { freeFailures: 3, baseDelayMs: 1000, maxDelayMs: 8000 },
+  });
+  custId = `CRED-${h.suffix}`;
+  await h.admin.createCustomer({
+    cust_id: custId,
+    name: 'Cred Co',
+    email_domains: [`cred-${h.suffix.toLowerCase()}.example`],
+    jit_provisioning: true,
+  });
+});
+afterAll(() => h?.stop());
+
+const verify = (login: string, password: string) =>
+  h
+    .http()
+    .post('/internal/v1/credentials/verify')
+    .set('X-Ordering-Identity', h.internalIdentity())
+    .send({ login, password });
+
+async function userWithPassword(password = 'correct horse battery') {
+  const login = `u.${randomUUID().slice(0, 8)}`;
+  await h.admin.createUser({ login, email: `${login}@example.com`, name: 'U', cust_id: custId, password });
+  return login;
+}
+
+describe('POST /internal/v1/credentials/verify', () => {
+  it('answers the user for the right password, whatever the case of the login', async () => {
+    const login = await userWithPassword();
+    const res = await verify(login.toUpperCase(), 'correct horse battery');
+    expect(res.status).toBe(200);
+    expect(res.body.user).toMatchObject({ login, cust_id: custId, status: 'active', object: 'user' });
+    expect(JSON.stringify(res.body)).not.toMatch(/scrypt|password/);
+  });
+
+  it('answers the same 401 invalid_credentials for an unknown login, a wrong password and a deactivated user', async () => {
+    const login = await userWithPassword();
+    const deactivated = await userWithPassword();
+    await h.admin.deactivateUser(deactivated);
+    const answers = await Promise.all([
+      verify(`nobody.${randomUUID()}`, 'correct horse battery'),
+      verify(login, 'wrong password!!'),
+      verify(deactivated, 'correct horse battery'),
+    ]);
+    for (const res of answers) {
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatchObject({ type: 'authentication_error', code: 'invalid_credentials' });
+      expect(res.body.error.message).toBe(answers[0]!.body.error.message);
+    }
+  });
+
+  it('a user without a password cannot sign in with an empty or any password', async () => {
+    const login = `nopw.${randomUUID().slice(0, 8)}`;
+    await h.admin.createUser({ login, email: `${login}@example.com`, name: 'N', cust_id: custId });
+    expect((await verify(login, 'anything at all')).status).toBe(401);
+  });
+
+  it('stores passwords as memory-hard scrypt hashes, never in clear', async () => {
+    const login = await userWithPassword('a very secret pass');
+    const row = await h.knex('users').where({ login }).first();
+    expect(row.password_hash).toMatch(/^scrypt\$\d+\$8\$1\$/);
+    expect(row.password_hash).not.toContain('a very secret pass');
+  });
+
+  it('slows down repeated failures of one login with a growing delay, and a success resets it', async () => {
+    const login = await userWithPassword();
+    sleeps.length = 0;
+    for (let i = 0; i < 6; i++) expect((await verify(login, 'wrong password!!')).status).toBe(401);
+    // 3 free failures, then 1 s, 2 s, 4 s.
+    expect(sleeps).toEqual([1000, 2000, 4000]);
+    sleeps.length = 0;
+    expect((await verify(login, 'correct horse battery')).status).toBe(200);
+    expect(sleeps).toEqual([8000]);
+    sleeps.length = 0;
+    expect((await verify(login, 'wrong password!!')).status).toBe(401);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('unknown logins are slowed down like known ones (no enumeration by timing of the slow-down)', async () => {
+    const login = `ghost.${randomUUID().slice(0, 8)}`;
+    sleeps.length = 0;
+    for (let i = 0; i < 4; i++) await verify(login, 'whatever pass');
+    expect(sleeps).toEqual([1000]);
+  });
+
+  it('is for internal callers only', async () => {
+    const res = await h
+      .http()
+      .post('/internal/v1/credentials/verify')
+      .set('X-Ordering-Identity', h.identity(custId, ['admin:all']))
+      .send({ login: 'x', password: 'y' });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('one-time password links', () => {
+  it('sets the password once; the link cannot be used again', async () => {
+    const login = `link.${randomUUID().slice(0, 8)}`;
+    await h.admin.createUser({ login, email: `${login}@example.com`, name: 'L', cust_id: custId });
+    const { token } = await h.admin.passwordLink(login);
+    const set = (password: string) =>
+      h
+        .http()
+        .post('/internal/v1/credentials/password')
+        .set('X-Ordering-Identity', h.internalIdentity())
+        .send({ token, password });
+    const tooShort = await set('short');
+    expect(tooShort.status).toBe(422);
+    expect(tooShort.body.error.param).toBe('password');
+    expect((await set('my new password')).status).toBe(200);
+    expect((await verify(login, 'my new password')).status).toBe(200);
+    const reuse = await set('another password');
+    expect(reuse.status).toBe(422);
+    expect(reuse.body.error.code).toBe('invalid_token');
+    expect((await verify(login, 'another password')).status).toBe(401);
+  });
+});
+
+describe('GET /internal/v1/users/{login}', () => {
+  it('answers the user of any account, or 404', async () => {
+    const login = await userWithPassword();
+    const found = await h
+      .http()
+      .get(`/internal/v1/users/${login}`)
+      .set('X-Ordering-Identity', h.internalIdentity());
+    expect(found.status).toBe(200);
+    expect(found.body.login).toBe(login);
+    const missing = await h
+      .http()
+      .get(`/internal/v1/users/nobody-${randomUUID()}`)
+      .set('X-Ordering-Identity', h.internalIdentity());
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe('POST /internal/v1/users/jit', () => {
+  const jit = (email: string, name?: string) =>
+    h
+      .http()
+      .post('/internal/v1/users/jit')
+      .set('X-Ordering-Identity', h.internalIdentity())
+      .send({ email, ...(name ? { name } : {}) });
+
+  it('creates the shopper of a mapped domain once (user.created fires once), even when sign-ins race', async () => {
+    const email = `Jit.${randomUUID().slice(0, 8)}@CRED-${h.suffix}.example`;
+    const login = email.toLowerCase();
+    const reader = await readEvents(TOPICS.users, (e) => (e.data as { login?: string }).login === login);
+    try {
+      const [a, b] = await Promise.all([jit(email, 'Jane Jit'), jit(email, 'Jane Jit')]);
+      expect([a.status, b.status].sort()).toEqual([200, 201]);
+      const created = a.status === 201 ? a : b;
+      expect(created.body).toMatchObject({
+        created: true,
+        user: { login, email: login, cust_id: custId, name: 'Jane Jit', roles: ['shopper'] },
+      });
+      const later = await jit(email);
+      expect(later.status).toBe(200);
+      expect(later.body).toMatchObject({ created: false, user: { login } });
+      await reader.waitFor((es) => es.length >= 1);
+      // Give a duplicate every chance to show up: another user's event after ours proves the relay moved on.
+      const marker = `marker.${randomUUID().slice(0, 8)}`;
+      const markerReader = await readEvents(
+        TOPICS.users,
+        (e) => (e.data as { login?: string }).login === marker,
+      );
+      await h.admin.createUser({ login: marker, email: `${marker}@example.com`, name: 'M', cust_id: custId });
+      await markerReader.waitFor((es) => es.length === 1);
+      await markerReader.stop();
+      expect(reader.events.map((e) => e.type)).toEqual(['user.created']);
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it('answers 404 for a domain no account maps, or an account that does not allow JIT', async () => {
+    expect((await jit(`x@unmapped-${h.suffix.toLowerCase()}.example`)).status).toBe(404);
+    const other = `NOJIT-${h.suffix}`;
+    await h.admin.createCustomer({
+      cust_id: other,
+      name: 'No JIT',
+      email_domains: [`nojit-${h.suffix.toLowerCase()}.example`],
+    });
+    const res = await jit(`x@nojit-${h.suffix.toLowerCase()}.example`);
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('resource_missing');
+  });
+
+  it('an e-mail domain maps to one account only', async () => {
+    await expect(
+      h.admin.createCustomer({
+        cust_id: `DUPDOM-${h.suffix}`,
+        name: 'Dup',
+        email_domains: [`cred-${h.suffix.toLowerCase()}.example`],
+      }),
+    ).rejects.toMatchObject({ status: 409, body: { error: { code: 'email_domain_taken' } } });
+  });
+});
