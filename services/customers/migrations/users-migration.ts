@@ -22,6 +22,8 @@ export const usersMigration = {
       t.timestamp('created_at', { useTz: true }).notNullable();
       t.timestamp('updated_at', { useTz: true }).notNullable();
       t.timestamp('deactivated_at', { useTz: true }).nullable();
+      // Set by SCIM DELETE: the record stays (deactivated) but SCIM answers 404 for it (RFC 7644 3.6).
+      t.timestamp('scim_deleted_at', { useTz: true }).nullable();
       t.index(['cust_id', 'login']);
     });
     await knex.raw('CREATE UNIQUE INDEX users_login_lower ON users (lower(login))');

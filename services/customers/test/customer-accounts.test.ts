@@ -69,7 +69,7 @@ describe('reach of a token', () => {
     expect(filtered.body.data.map((c: { id: string }) => c.id)).toEqual([tree.child]);
 
     const seen: string[] = [];
-    let cursor: string | null = null;
+    let cursor: string | null = null as string | null;
     do {
       const res = await h
         .http()

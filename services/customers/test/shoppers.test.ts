@@ -256,7 +256,7 @@ describe('GET /v1/users', () => {
       logins.push(...chunk);
     }
     const seen: string[] = [];
-    let cursor: string | null = null;
+    let cursor: string | null = null as string | null;
     let pages = 0;
     do {
       const res = await h

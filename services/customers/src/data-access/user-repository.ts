@@ -19,11 +19,12 @@ interface UserRow {
   created_at: Date;
   updated_at: Date;
   deactivated_at: Date | null;
+  scim_deleted_at: Date | null;
 }
 
 function toShopper(row: UserRow): Shopper {
-  const { password_hash, ...rest } = row;
-  return { ...rest, has_password: password_hash !== null };
+  const { password_hash, scim_deleted_at, ...rest } = row;
+  return { ...rest, has_password: password_hash !== null, scim_deleted: scim_deleted_at !== null };
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -126,6 +127,10 @@ export class UserRepository {
     return toShopper(row!);
   }
 
+  async markScimDeleted(login: string, now: Date): Promise<void> {
+    await this.db('users').where({ login }).update({ scim_deleted_at: now, updated_at: now });
+  }
+
   async setPasswordHash(login: string, hash: string, now: Date): Promise<void> {
     await this.db('users')
       .where({ login })
@@ -148,7 +153,9 @@ export class UserRepository {
   /** SCIM listing: offset paging, with the total count. */
   async listForScim(query: ScimListQuery): Promise<{ total: number; users: Shopper[] }> {
     const base = () => {
-      const q = this.db('users').whereIn('cust_id', reachSubquery(this.db, query.reachOf));
+      const q = this.db('users')
+        .whereIn('cust_id', reachSubquery(this.db, query.reachOf))
+        .whereNull('scim_deleted_at');
       if (query.userName !== undefined) q.whereRaw('lower(login) = lower(?)', [query.userName]);
       if (query.externalId !== undefined) q.where('external_id', query.externalId);
       return q;

@@ -95,6 +95,7 @@ export class ScimProvisioning {
   async delete(caller: ScimCaller, id: string): Promise<void> {
     const user = await this.find(caller, id);
     await this.shoppers.deactivate({ reachRoot: caller.custId }, user.login);
+    await this.db.users.markScimDeleted(user.login, new Date());
   }
 
   private async apply(caller: ScimCaller, current: Shopper, state: ScimUserState): Promise<Shopper> {
@@ -108,7 +109,9 @@ export class ScimProvisioning {
 
   private async find(caller: ScimCaller, id: string): Promise<Shopper> {
     try {
-      return await this.shoppers.get({ reachRoot: caller.custId }, id);
+      const user = await this.shoppers.get({ reachRoot: caller.custId }, id);
+      if (user.scim_deleted) throw new NotFoundError();
+      return user;
     } catch (err) {
       if (err instanceof NotFoundError) throw new ScimError(404, undefined, `Resource ${id} not found`);
       throw err;

@@ -72,12 +72,11 @@ export function nameOf(s: ScimUserState): string {
   );
 }
 
+/** A user provisioned without any e-mail (RFC 7643 does not require one) gets an empty `email`. */
 export function changesOf(s: ScimUserState): ShopperChanges & { email: string; name: string } {
-  if (!s.email)
-    throw new ScimError(400, 'invalidValue', 'emails: this service needs an e-mail address per user');
   return {
     name: nameOf(s),
-    email: s.email,
+    email: s.email ?? '',
     external_id: s.externalId,
     given_name: s.givenName,
     family_name: s.familyName,
@@ -152,6 +151,26 @@ export function parseScimUser(body: unknown): ScimUserState {
 
 type Op = 'add' | 'replace' | 'remove';
 
+const IGNORED_ATTRIBUTES = new Set([
+  'nickname',
+  'profileurl',
+  'title',
+  'usertype',
+  'preferredlanguage',
+  'locale',
+  'timezone',
+  'password',
+  'phonenumbers',
+  'ims',
+  'photos',
+  'addresses',
+  'groups',
+  'entitlements',
+  'roles',
+  'x509certificates',
+  'schemas',
+]);
+
 /** Sets one attribute path (as RFC 7644 section 3.5.2 names them) on a state. */
 function setPath(state: ScimUserState, op: Op, rawPath: string, value: unknown): void {
   const path = rawPath.trim();
@@ -209,17 +228,17 @@ function setPath(state: ScimUserState, op: Op, rawPath: string, value: unknown):
       state.email = emailOf(v) ?? state.email;
       return;
   }
-  // emails[type eq "work"].value, emails[primary eq true].value
-  if (/^emails\[.*\]\.value$/.test(lower) || lower === 'emails.value') {
+  // emails[type eq "work"].value, emails[primary eq true].value, emails[type eq "work"]
+  if (/^emails\[.*\](\.value)?$/.test(lower) || lower === 'emails.value') {
     if (op === 'remove')
       throw new ScimError(400, 'mutability', 'this service needs an e-mail address per user');
-    state.email = str(v, path);
+    state.email = isObject(v) ? str(get(v, 'value'), `${path}.value`) : str(v, path);
     return;
   }
-  if (lower === 'title' || lower === 'locale' || lower === 'preferredlanguage' || lower === 'timezone')
-    return;
-  if (lower.startsWith('phonenumbers') || lower.startsWith('addresses') || lower.startsWith('name.')) return;
-  throw new ScimError(400, 'invalidPath', `The path ${path} is not an attribute this service keeps`);
+  // Attributes of the core User schema this service does not keep: accepted and ignored.
+  const attr = lower.split(/[.[]/)[0] ?? '';
+  if (IGNORED_ATTRIBUTES.has(attr) || lower.startsWith('name.')) return;
+  throw new ScimError(400, 'invalidPath', `The path ${path} is not an attribute of the User schema`);
 }
 
 /** Applies a PatchOp message (RFC 7644 section 3.5.2) to a state. */
@@ -273,7 +292,7 @@ export function toScimUser(user: Shopper, ctx: ScimMetaContext) {
       ...(user.family_name ? { familyName: user.family_name } : {}),
     },
     displayName: user.name,
-    emails: [{ value: user.email, type: 'work', primary: true }],
+    ...(user.email ? { emails: [{ value: user.email, type: 'work', primary: true }] } : {}),
     active: user.status === 'active',
     roles: user.roles.map((r) => ({ value: r })),
     ...(hasEnterprise ? { [SCIM_ENTERPRISE_SCHEMA]: enterprise } : {}),

@@ -20,6 +20,8 @@ export interface Shopper {
   given_name: string | null;
   family_name: string | null;
   has_password: boolean;
+  /** Deleted through SCIM: deactivated, kept, and hidden from the SCIM feed. */
+  scim_deleted: boolean;
   created_at: Date;
   updated_at: Date;
   deactivated_at: Date | null;

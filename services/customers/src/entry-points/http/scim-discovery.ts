@@ -106,8 +106,7 @@ export function schemas(ctx: ScimMetaContext) {
         attribute('emails', {
           type: 'complex',
           multiValued: true,
-          required: true,
-          description: 'The primary (else the first) value is the shopper e-mail; one is required',
+          description: 'The primary (else the first) value is the shopper e-mail',
           subAttributes: [attribute('value'), attribute('type'), attribute('primary', { type: 'boolean' })],
         }),
         attribute('roles', {

@@ -1,0 +1,362 @@
+// The SCIM 2.0 provisioning feed, checked against the examples of RFC 7643 and RFC 7644.
+import { TOPICS } from '@ordering/contracts';
+import { type Harness, startHarness } from './support/customers-harness';
+import { readEvents } from './support/kafka-events';
+
+let h: Harness;
+let custId: string;
+let token: string;
+const SCIM = 'application/scim+json';
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+beforeAll(async () => {
+  h = await startHarness();
+  custId = `SCIMCO-${h.suffix}`;
+  await h.admin.createCustomer({ cust_id: custId, name: 'SCIM Co' });
+  token = h.identity(custId, ['users:write'], { clientId: 'okta-connector' });
+});
+afterAll(() => h?.stop());
+
+const scim = () => ({
+  post: (path: string, body: unknown) =>
+    h
+      .http()
+      .post(`/scim/v2${path}`)
+      .set('X-Ordering-Identity', token)
+      .set('Content-Type', SCIM)
+      .send(JSON.stringify(body)),
+  get: (path: string) => h.http().get(`/scim/v2${path}`).set('X-Ordering-Identity', token),
+  put: (path: string, body: unknown) =>
+    h
+      .http()
+      .put(`/scim/v2${path}`)
+      .set('X-Ordering-Identity', token)
+      .set('Content-Type', SCIM)
+      .send(JSON.stringify(body)),
+  patch: (path: string, body: unknown) =>
+    h
+      .http()
+      .patch(`/scim/v2${path}`)
+      .set('X-Ordering-Identity', token)
+      .set('Content-Type', SCIM)
+      .send(JSON.stringify(body)),
+  delete: (path: string) => h.http().delete(`/scim/v2${path}`).set('X-Ordering-Identity', token),
+});
+
+// RFC 7644 section 3.3, the creation request.
+const rfcCreate = (userName: string) => ({
+  schemas: [USER],
+  userName,
+  externalId: userName,
+  name: { formatted: 'Ms. Barbara J Jensen III', familyName: 'Jensen', givenName: 'Barbara' },
+});
+
+describe('create (RFC 7644 3.3)', () => {
+  it('answers 201 with the resource, Location, ETag and meta as in the RFC example; user.created fires', async () => {
+    const reader = await readEvents(TOPICS.users, (e) => (e.data as { login?: string }).login === 'bjensen');
+    try {
+      const res = await scim().post('/Users', rfcCreate('bjensen'));
+      expect(res.status).toBe(201);
+      expect(res.headers['content-type']).toMatch(/^application\/scim\+json/);
+      expect(res.body).toMatchObject({
+        schemas: [USER],
+        id: 'bjensen',
+        externalId: 'bjensen',
+        userName: 'bjensen',
+        name: { formatted: 'Ms. Barbara J Jensen III', familyName: 'Jensen', givenName: 'Barbara' },
+        active: true,
+        meta: { resourceType: 'User', created: expect.any(String), lastModified: expect.any(String) },
+      });
+      expect(res.headers.location).toBe(res.body.meta.location);
+      expect(res.body.meta.location).toMatch(/\/scim\/v2\/Users\/bjensen$/);
+      expect(res.headers.etag).toBe(res.body.meta.version);
+      expect(res.body.meta.version).toMatch(/^W\/".+"$/);
+
+      const events = await reader.waitFor((es) => es.length >= 1);
+      expect(events[0]).toMatchObject({
+        type: 'user.created',
+        cust_id: custId,
+        data: { login: 'bjensen', name: 'Ms. Barbara J Jensen III' },
+      });
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it('keeps the full RFC 7643 8.2 representation: e-mail, enterprise extension', async () => {
+    const res = await scim().post('/Users', {
+      schemas: [USER, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
+      externalId: '701984',
+      userName: 'bjensen@example.com',
+      name: {
+        formatted: 'Ms. Barbara J Jensen, III',
+        familyName: 'Jensen',
+        givenName: 'Barbara',
+        middleName: 'Jane',
+      },
+      displayName: 'Babs Jensen',
+      nickName: 'Babs',
+      emails: [
+        { value: 'bjensen@example.com', type: 'work', primary: true },
+        { value: 'babs@jensen.org', type: 'home' },
+      ],
+      active: true,
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': {
+        employeeNumber: '701984',
+        costCenter: '4130',
+        organization: 'Universal Studios',
+        department: 'Tour Operations',
+      },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      emails: [{ value: 'bjensen@example.com', type: 'work', primary: true }],
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': {
+        employeeNumber: '701984',
+        costCenter: '4130',
+        department: 'Tour Operations',
+      },
+    });
+    const rest = await h
+      .http()
+      .get('/v1/users/bjensen@example.com')
+      .set('X-Ordering-Identity', h.identity(custId, ['users:read']));
+    expect(rest.body).toMatchObject({
+      email: 'bjensen@example.com',
+      name: 'Ms. Barbara J Jensen, III',
+      employee_id: '701984',
+      department: 'Tour Operations',
+      cost_center: '4130',
+    });
+  });
+
+  it('a taken userName is 409 with scimType uniqueness and the SCIM error body', async () => {
+    const res = await scim().post('/Users', rfcCreate('BJensen'));
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      schemas: [ERROR],
+      status: '409',
+      scimType: 'uniqueness',
+      detail: expect.any(String),
+    });
+  });
+
+  it('a missing userName is 400 invalidValue', async () => {
+    const res = await scim().post('/Users', { schemas: [USER], name: { formatted: 'No Name' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ schemas: [ERROR], status: '400', scimType: 'invalidValue' });
+  });
+});
+
+describe('list with filter and paging (RFC 7644 3.4.2)', () => {
+  beforeAll(async () => {
+    for (let i = 0; i < 5; i++) expect((await scim().post('/Users', rfcCreate(`page${i}`))).status).toBe(201);
+  });
+
+  it('filter=userName eq "bjensen" answers the ListResponse of that user only', async () => {
+    const res = await scim().get(`/Users?filter=${encodeURIComponent('userName eq "bjensen"')}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+      totalResults: 1,
+      startIndex: 1,
+      itemsPerPage: 1,
+      Resources: [{ id: 'bjensen', userName: 'bjensen' }],
+    });
+  });
+
+  it('a filter that matches nobody answers totalResults 0', async () => {
+    const res = await scim().get(`/Users?filter=${encodeURIComponent('userName eq "nobody"')}`);
+    expect(res.body).toMatchObject({ totalResults: 0, Resources: [] });
+  });
+
+  it('pages with startIndex (1-based) and count, without overlap', async () => {
+    const all = await scim().get('/Users?count=100');
+    const total = all.body.totalResults as number;
+    expect(total).toBe(7);
+    const ids: string[] = [];
+    for (let start = 1; start <= total; start += 3) {
+      const page = await scim().get(`/Users?startIndex=${start}&count=3`);
+      expect(page.body).toMatchObject({ totalResults: total, startIndex: start });
+      ids.push(...page.body.Resources.map((r: { id: string }) => r.id));
+    }
+    expect(ids).toEqual(all.body.Resources.map((r: { id: string }) => r.id));
+    expect(new Set(ids).size).toBe(total);
+  });
+
+  it('an unsupported filter is 400 invalidFilter', async () => {
+    const res = await scim().get(`/Users?filter=${encodeURIComponent('title pr')}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ scimType: 'invalidFilter' });
+  });
+});
+
+describe('replace and patch (RFC 7644 3.5)', () => {
+  it('PATCH replace without a path, as in the RFC 3.5.2.3 example, sets the e-mail (nickName ignored)', async () => {
+    const res = await scim().patch('/Users/bjensen', {
+      schemas: [PATCH_OP],
+      Operations: [
+        {
+          op: 'replace',
+          value: {
+            emails: [{ value: 'bjensen@example.com', type: 'work', primary: true }],
+            nickName: 'Babs',
+          },
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.emails).toEqual([{ value: 'bjensen@example.com', type: 'work', primary: true }]);
+  });
+
+  it('PATCH with paths changes the named attributes and keeps the others', async () => {
+    const res = await scim().patch('/Users/bjensen', {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'replace', path: 'name.givenName', value: 'Barb' },
+        { op: 'replace', path: 'emails[type eq "work"].value', value: 'barb@example.com' },
+        {
+          op: 'add',
+          path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department',
+          value: 'Sales',
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      userName: 'bjensen',
+      externalId: 'bjensen',
+      name: { givenName: 'Barb', familyName: 'Jensen' },
+      emails: [{ value: 'barb@example.com' }],
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'Sales' },
+    });
+  });
+
+  it('PUT replaces the user; userName cannot change (400 mutability)', async () => {
+    const put = await scim().put('/Users/page0', {
+      schemas: [USER],
+      userName: 'page0',
+      name: { givenName: 'Paige', familyName: 'Zero' },
+      emails: [{ value: 'paige@example.com', primary: true }],
+    });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({
+      name: { formatted: 'Paige Zero' },
+      emails: [{ value: 'paige@example.com' }],
+      active: true,
+    });
+    expect(put.body.externalId).toBeUndefined();
+    const rename = await scim().put('/Users/page0', { schemas: [USER], userName: 'other' });
+    expect(rename.status).toBe(400);
+    expect(rename.body.scimType).toBe('mutability');
+  });
+
+  it('PATCH active false deactivates (user.deactivated fires); active true (as Entra sends it) reactivates', async () => {
+    const reader = await readEvents(TOPICS.users, (e) => (e.data as { login?: string }).login === 'page1');
+    try {
+      const off = await scim().patch('/Users/page1', {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'active', value: false }],
+      });
+      expect(off.status).toBe(200);
+      expect(off.body.active).toBe(false);
+      const rest = await h
+        .http()
+        .get('/v1/users/page1')
+        .set('X-Ordering-Identity', h.identity(custId, ['users:read']));
+      expect(rest.body).toMatchObject({ status: 'deactivated', deactivated_at: expect.any(String) });
+      const events = await reader.waitFor((es) => es.some((e) => e.type === 'user.deactivated'));
+      expect(events.map((e) => e.type)).toEqual(['user.created', 'user.deactivated']);
+
+      const on = await scim().patch('/Users/page1', {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'Replace', path: 'active', value: 'True' }],
+      });
+      expect(on.body.active).toBe(true);
+    } finally {
+      await reader.stop();
+    }
+  });
+
+  it('a PatchOp with an unknown path is 400 invalidPath; one without schemas is 400 invalidSyntax', async () => {
+    const unknown = await scim().patch('/Users/page2', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'shoeSize', value: 9 }],
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.scimType).toBe('invalidPath');
+    const noSchema = await scim().patch('/Users/page2', {
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
+    expect(noSchema.body.scimType).toBe('invalidSyntax');
+  });
+});
+
+describe('delete (RFC 7644 3.6)', () => {
+  it('answers 204, deactivates without removing the record, and SCIM then answers 404 for it', async () => {
+    const del = await scim().delete('/Users/page3');
+    expect(del.status).toBe(204);
+    expect((await scim().get('/Users/page3')).status).toBe(404);
+    const list = await scim().get(`/Users?filter=${encodeURIComponent('userName eq "page3"')}`);
+    expect(list.body.totalResults).toBe(0);
+    const rest = await h
+      .http()
+      .get('/v1/users/page3')
+      .set('X-Ordering-Identity', h.identity(custId, ['users:read']));
+    expect(rest.status).toBe(200);
+    expect(rest.body.status).toBe('deactivated');
+    const row = await h.knex('users').where({ login: 'page3' }).first();
+    expect(row).toBeDefined();
+  });
+});
+
+describe('discovery and access', () => {
+  it('serves ServiceProviderConfig, ResourceTypes and Schemas', async () => {
+    const spc = await scim().get('/ServiceProviderConfig');
+    expect(spc.body).toMatchObject({
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
+      patch: { supported: true },
+      filter: { supported: true, maxResults: 200 },
+      bulk: { supported: false },
+      authenticationSchemes: [{ type: 'oauthbearertoken' }],
+    });
+    const types = await scim().get('/ResourceTypes');
+    expect(types.body.Resources).toEqual([
+      expect.objectContaining({ id: 'User', endpoint: '/Users', schema: USER }),
+    ]);
+    const schemas = await scim().get('/Schemas');
+    expect(schemas.body.Resources.map((s: { id: string }) => s.id)).toEqual([
+      USER,
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User',
+    ]);
+    const userSchema = await scim().get(`/Schemas/${USER}`);
+    expect(userSchema.body.attributes.find((a: { name: string }) => a.name === 'userName')).toMatchObject({
+      required: true,
+      uniqueness: 'global',
+    });
+  });
+
+  it('needs users:write (403, SCIM body) and a valid identity (401)', async () => {
+    const readOnly = await h
+      .http()
+      .get('/scim/v2/Users')
+      .set('X-Ordering-Identity', h.identity(custId, ['users:read']));
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.body).toMatchObject({ schemas: [ERROR], status: '403' });
+    const anonymous = await h.http().get('/scim/v2/Users');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.schemas).toEqual([ERROR]);
+  });
+
+  it('another account token sees none of these users', async () => {
+    const other = `OTHER-${h.suffix}`;
+    await h.admin.createCustomer({ cust_id: other, name: 'Other' });
+    const res = await h
+      .http()
+      .get(`/scim/v2/Users/bjensen`)
+      .set('X-Ordering-Identity', h.identity(other, ['users:write']));
+    expect(res.status).toBe(404);
+  });
+});
