@@ -61,7 +61,7 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
       timeoutMs: deps.upstreamTimeoutMs,
       bodyLimitBytes: deps.bodyLimitBytes,
       headers: upstreamRequestHeaders(req, {
-        requestId: String(req.id),
+        requestId: req.id,
         identity: signIdentity(identity, deps.identitySecret),
         trustProxy: deps.trustProxy,
       }),
