@@ -1,6 +1,7 @@
 // The auth service's schema, in order. Outbox and inbox tables come from @ordering/messaging.
 import type { Knex } from 'knex';
 import type { Migration } from '@ordering/db';
+import { inboxMigration, outboxMigration } from '@ordering/messaging';
 
 const createOidcPayloads: Migration = {
   name: '20261122030000_create_oidc_payloads',
@@ -76,4 +77,10 @@ const createSigningKeys: Migration = {
   },
 };
 
-export const migrations: Migration[] = [createOidcPayloads, createOauthClients, createSigningKeys];
+export const migrations: Migration[] = [
+  outboxMigration,
+  inboxMigration,
+  createOidcPayloads,
+  createOauthClients,
+  createSigningKeys,
+];

@@ -12,6 +12,12 @@ export const authConfigSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/ordering_auth'),
   KAFKA_BROKERS: env.list('127.0.0.1:19092'),
+  /** Consumer group of the user events consumer (one per deployment). */
+  KAFKA_CONSUMER_GROUP: env.string('auth-service'),
+  /** Where a new consumer group starts: the oldest retained event (true) or only new ones. */
+  KAFKA_FROM_BEGINNING: env.bool(true),
+  /** Longest a fetch waits on an idle topic (lower in tests). */
+  KAFKA_MAX_WAIT_MS: env.int(5000),
   REDIS_URL: env.url('redis://127.0.0.1:6379'),
   /** Prefix of the revocation keys the gateway reads (`<prefix>revoked:jti:<jti>` ...). */
   REDIS_KEY_PREFIX: z.string().default(''),

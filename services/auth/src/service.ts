@@ -9,11 +9,13 @@ import type Provider from 'oidc-provider';
 import type { JWK } from 'oidc-provider';
 import { createKnex, databaseReadinessCheck, ensureDatabase, migrateLatest } from '@ordering/db';
 import { createApp, createLogger, httpEntryPoint, type EntryPoint, type Logger } from '@ordering/http';
+import { KafkaHealth, OutboxRelay, createKafka, type ConsumerRunner } from '@ordering/messaging';
 import { decodeKey, type AuthConfig } from './config';
 import { ClientRepository } from './data-access/client-repository';
 import { HttpCustomersClient, type CustomersClient } from './data-access/customers-client';
 import { grantExists, purgeExpired } from './data-access/oidc-payload-repository';
 import { RedisRevocationDenylist } from './data-access/revocation-denylist';
+import { OutboxRevocationPublisher } from './data-access/revocation-outbox';
 import { RedisSignInThrottle } from './data-access/sign-in-throttle';
 import { SigningKeyRepository } from './data-access/signing-key-repository';
 import type { RevocationDeps, RevocationPublisher } from './domain/revocation-use-case';
@@ -22,16 +24,15 @@ import { mountInteractionRoutes } from './entry-points/http/interaction-routes';
 import { createOidcProvider } from './entry-points/http/oidc-provider-factory';
 import { mountOidcProvider } from './entry-points/http/oidc-provider-routes';
 import { mountTokenRoutes } from './entry-points/http/token-routes';
+import { userEventsConsumer } from './entry-points/messaging/user-events-consumer';
 import { migrations } from '../migrations';
 
 export interface AuthServiceOptions {
   logger?: Logger;
   /** The customers service's internal API; default over HTTP at CUSTOMERS_URL. */
   customers?: CustomersClient;
-  /** Where revocations are announced (TOPICS.auth); default none. */
+  /** Where revocations are announced; default the outbox (published on TOPICS.auth by the relay). */
   publisher?: RevocationPublisher;
-  /** Extra entry points (Kafka consumers, relays) started after HTTP and stopped before it. */
-  entryPoints?: (parts: AuthServiceParts) => EntryPoint[];
 }
 
 /** What the service is made of, for entry points and tests. */
@@ -47,21 +48,27 @@ export interface AuthService {
   url: string;
   /** Reloads the signing keys now (rotation by the operator CLI); true when the set changed. */
   reloadKeys(): Promise<boolean>;
+  /** Resolves once the user events consumer has joined its group (tests). */
+  waitForConsumers(timeoutMs?: number): Promise<void>;
   parts: AuthServiceParts;
   stop(): Promise<void>;
+}
+
+export interface BuiltAuthService {
+  entryPoints: EntryPoint[];
+  http: ReturnType<typeof httpEntryPoint>;
+  consumer: ConsumerRunner;
+  reloadKeys(): Promise<boolean>;
+  parts: AuthServiceParts;
+  /** Releases the database pool and Redis (after the entry points stopped). */
+  close(): Promise<void>;
 }
 
 /** Builds everything and returns the entry points; starting them is the caller's business. */
 export async function buildAuthService(
   config: AuthConfig,
   options: AuthServiceOptions = {},
-): Promise<{
-  entryPoints: EntryPoint[];
-  http: ReturnType<typeof httpEntryPoint>;
-  reloadKeys(): Promise<boolean>;
-  parts: AuthServiceParts;
-  close(): Promise<void>;
-}> {
+): Promise<BuiltAuthService> {
   const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
   const encryptionKey = decodeKey(config.KEY_ENCRYPTION_KEY);
   if (!encryptionKey) throw new Error('KEY_ENCRYPTION_KEY must be 32 bytes');
@@ -69,7 +76,9 @@ export async function buildAuthService(
   await ensureDatabase(config.DATABASE_URL);
   const knex = createKnex({ url: config.DATABASE_URL, service: config.SERVICE_NAME, logger });
   const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  let kafkaHealth: KafkaHealth | undefined;
   const close = async () => {
+    await kafkaHealth?.stop().catch(() => {});
     redis.disconnect();
     await knex.destroy();
   };
@@ -89,9 +98,12 @@ export async function buildAuthService(
     const denylist = new RedisRevocationDenylist(redis, config.REDIS_KEY_PREFIX);
     const revocation: RevocationDeps = {
       denylist,
-      ...(options.publisher ? { publisher: options.publisher } : {}),
+      publisher: options.publisher ?? new OutboxRevocationPublisher(knex),
       now: () => Date.now() / 1000,
     };
+    const kafka = createKafka({ clientId: config.SERVICE_NAME, brokers: config.KAFKA_BROKERS, logger });
+    const health = new KafkaHealth(kafka);
+    kafkaHealth = health;
     const parts: AuthServiceParts = { config, knex, redis, logger, revocation };
 
     // The provider holds its signing keys; a rotation builds a new provider with the new set.
@@ -123,6 +135,7 @@ export async function buildAuthService(
       logger,
       readiness: [
         databaseReadinessCheck(knex),
+        { name: 'kafka', check: () => health.check() },
         {
           name: 'redis',
           check: async () => {
@@ -168,8 +181,17 @@ export async function buildAuthService(
 
     const http = httpEntryPoint(app, { port: config.PORT, host: config.HOST, logger });
     const housekeeping = housekeepingEntryPoint({ config, knex, logger, reloadKeys });
-    const extra = options.entryPoints?.(parts) ?? [];
-    return { entryPoints: [http, housekeeping, ...extra], http, reloadKeys, parts, close };
+    const relay = new OutboxRelay({ knex, kafka, logger });
+    const consumer = userEventsConsumer({
+      kafka,
+      knex,
+      groupId: config.KAFKA_CONSUMER_GROUP,
+      revocation,
+      logger,
+      fromBeginning: config.KAFKA_FROM_BEGINNING,
+      maxWaitTimeMs: config.KAFKA_MAX_WAIT_MS,
+    });
+    return { entryPoints: [relay, consumer, http, housekeeping], http, consumer, reloadKeys, parts, close };
   } catch (err) {
     await close();
     throw err;
@@ -228,6 +250,7 @@ export async function startAuthService(
   return {
     url: built.http.url(),
     reloadKeys: built.reloadKeys,
+    waitForConsumers: (timeoutMs) => built.consumer.waitForGroupJoin(timeoutMs),
     parts: built.parts,
     stop: () => {
       stopping ??= (async () => {

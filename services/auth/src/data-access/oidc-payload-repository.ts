@@ -97,3 +97,22 @@ export async function grantExists(knex: Knex, grantId: string, now = new Date())
 export async function purgeExpired(knex: Knex, now = new Date()): Promise<number> {
   return knex(OIDC_PAYLOADS_TABLE).where('expires_at', '<=', now).delete();
 }
+
+/**
+ * Deletes every grant of an account and the tokens, codes and sessions bound to them; returns the
+ * grant ids (so that their access tokens can be denied too).
+ */
+export async function deleteGrantsOfAccount(knex: Knex, accountId: string): Promise<string[]> {
+  const grants = (await knex(OIDC_PAYLOADS_TABLE)
+    .select('id')
+    .where({ model: 'Grant' })
+    .andWhereRaw("payload->>'accountId' = ?", [accountId])) as { id: string }[];
+  const ids = grants.map((g) => g.id);
+  if (ids.length) await knex(OIDC_PAYLOADS_TABLE).whereIn('grant_id', ids).delete();
+  await knex(OIDC_PAYLOADS_TABLE).where({ model: 'Grant' }).whereIn('id', ids).delete();
+  await knex(OIDC_PAYLOADS_TABLE)
+    .where({ model: 'Session' })
+    .andWhereRaw("payload->>'accountId' = ?", [accountId])
+    .delete();
+  return ids;
+}
