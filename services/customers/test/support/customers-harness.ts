@@ -12,6 +12,8 @@ import { type CustomersServiceOptions, startCustomersService } from '../../src/s
 
 export interface Harness {
   url: string;
+  /** The internal identity secret the service was started with. */
+  secret: string;
   knex: Knex;
   admin: CustomersAdminClient;
   /** A suffix unique to this harness, for ids that other test files must not collide with. */
@@ -46,6 +48,7 @@ export async function startHarness(
     signIdentity({ ...identity, jti: randomUUID(), exp: Math.floor(Date.now() / 1000) + 600 }, secret);
   return {
     url: service.url,
+    secret,
     knex: db.knex,
     suffix: randomBytes(3).toString('hex').toUpperCase(),
     admin: new CustomersAdminClient({ baseUrl: service.url, internalIdentitySecret: secret }),

@@ -9,11 +9,19 @@ import { CustomersAdminClient } from './customers-admin-client';
 
 const DEFAULT_URL = 'http://127.0.0.1:8103';
 
+/** Where the commands connect unless --url/--secret or CUSTOMERS_URL/INTERNAL_IDENTITY_SECRET say otherwise. */
+export interface CommandDefaults {
+  url?: string;
+  secret?: string;
+}
+
+let defaults: CommandDefaults = {};
+
 function clientFrom(opts: { url?: string; secret?: string }): CustomersAdminClient {
-  const secret = opts.secret ?? process.env.INTERNAL_IDENTITY_SECRET;
+  const secret = opts.secret ?? process.env.INTERNAL_IDENTITY_SECRET ?? defaults.secret;
   if (!secret) throw new Error('INTERNAL_IDENTITY_SECRET is not set (or pass --secret)');
   return new CustomersAdminClient({
-    baseUrl: opts.url ?? process.env.CUSTOMERS_URL ?? DEFAULT_URL,
+    baseUrl: opts.url ?? process.env.CUSTOMERS_URL ?? defaults.url ?? DEFAULT_URL,
     internalIdentitySecret: secret,
   });
 }
@@ -69,7 +77,8 @@ function accountOptions(cmd: Command): Command {
     .option('--domains <list>', 'comma-separated e-mail domains mapped to the account');
 }
 
-export function customersCommand(): Command {
+export function customersCommand(commandDefaults: CommandDefaults = {}): Command {
+  defaults = { ...defaults, ...commandDefaults };
   const customers = new Command('customers').description('customer accounts and their addresses');
 
   withConnection(customers.command('list').description('list accounts'))
@@ -152,7 +161,8 @@ export function customersCommand(): Command {
   return customers;
 }
 
-export function usersCommand(): Command {
+export function usersCommand(commandDefaults: CommandDefaults = {}): Command {
+  defaults = { ...defaults, ...commandDefaults };
   const users = new Command('users').description('shoppers and their credentials');
 
   withConnection(users.command('create <login>').description('create a shopper in an account'))
