@@ -1,0 +1,230 @@
+import * as client from 'openid-client';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { authCli } from '../src/entry-points/cli/auth-cli';
+import { AUDIENCE, startAuthHarness, type AuthHarness } from './support/auth-test-harness';
+
+let h: AuthHarness;
+beforeAll(async () => {
+  h = await startAuthHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Runs `ops auth ...` against the service's database; returns the printed JSON. */
+async function ops(...args: string[]): Promise<unknown> {
+  const printed: string[] = [];
+  const cli = authCli({
+    env: {
+      DATABASE_URL: h.db.url,
+      CLIENT_SECRET_KEY: h.config.CLIENT_SECRET_KEY,
+      KEY_ENCRYPTION_KEY: h.config.KEY_ENCRYPTION_KEY,
+    },
+    out: (text) => printed.push(text),
+  });
+  cli.exitOverride();
+  cli.configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  await cli.parseAsync(['node', 'auth', ...args]);
+  return JSON.parse(printed.join('\n'));
+}
+
+async function jwks(): Promise<JSONWebKeySet> {
+  return (await (await fetch(`${h.issuer}/oauth/jwks.json`)).json()) as JSONWebKeySet;
+}
+
+async function verifyWithPublishedKeys(token: string) {
+  return jwtVerify(token, createLocalJWKSet(await jwks()), {
+    issuer: h.issuer,
+    audience: AUDIENCE,
+    algorithms: ['RS256'],
+  });
+}
+
+describe('operator CLI: clients', () => {
+  it('registers a client whose secret is shown once and works at the token endpoint', async () => {
+    const out = (await ops(
+      'clients',
+      'register',
+      '--name',
+      'ERP',
+      '--type',
+      'service',
+      '--scopes',
+      'orders:read,catalog:read',
+      '--cust-id',
+      'GLOBEX',
+      '--login',
+      'erp',
+    )) as {
+      client_id: string;
+      client_secret: string;
+    };
+    expect(out.client_secret).toMatch(/^cs_/);
+    const config = await h.discover(out.client_id, out.client_secret);
+    const tokens = await client.clientCredentialsGrant(config, { scope: 'catalog:read' });
+    expect((await verifyWithPublishedKeys(tokens.access_token)).payload).toMatchObject({
+      cust_id: 'GLOBEX',
+      login: 'erp',
+      sub: 'shopper:globex:erp',
+    });
+
+    const listed = (await ops('clients', 'list')) as Record<string, unknown>[];
+    expect(JSON.stringify(listed)).not.toContain(out.client_secret);
+    expect(listed.find((c) => c.client_id === out.client_id)).toMatchObject({
+      status: 'active',
+      type: 'service',
+    });
+  });
+
+  it('rotates a secret (old one refused) and disables a client', async () => {
+    const reg = (await ops(
+      'clients',
+      'register',
+      '--name',
+      'ERP',
+      '--type',
+      'service',
+      '--scopes',
+      'orders:read',
+      '--cust-id',
+      'ACME',
+      '--login',
+      'erp',
+    )) as {
+      client_id: string;
+      client_secret: string;
+    };
+    const rotated = (await ops('clients', 'rotate-secret', reg.client_id)) as { client_secret: string };
+    expect(rotated.client_secret).not.toBe(reg.client_secret);
+    await expect(
+      client.clientCredentialsGrant(await h.discover(reg.client_id, reg.client_secret), {
+        scope: 'orders:read',
+      }),
+    ).rejects.toMatchObject({ status: 401 });
+    const config = await h.discover(reg.client_id, rotated.client_secret);
+    await expect(client.clientCredentialsGrant(config, { scope: 'orders:read' })).resolves.toBeDefined();
+
+    await ops('clients', 'disable', reg.client_id);
+    await expect(client.clientCredentialsGrant(config, { scope: 'orders:read' })).rejects.toMatchObject({
+      status: 401,
+    });
+  });
+
+  it('registers a web client with redirect URIs, and refuses an unknown scope', async () => {
+    const web = (await ops(
+      'clients',
+      'register',
+      '--name',
+      'Web',
+      '--type',
+      'web',
+      '--first-party',
+      '--scopes',
+      'openid profile orders:read',
+      '--cust-id',
+      'ACME',
+      '--login',
+      'web',
+      '--redirect-uri',
+      'http://127.0.0.1:8976/callback',
+    )) as Record<string, unknown>;
+    expect(web).toMatchObject({
+      type: 'web',
+      first_party: true,
+      redirect_uris: ['http://127.0.0.1:8976/callback'],
+    });
+    await expect(
+      ops(
+        'clients',
+        'register',
+        '--name',
+        'X',
+        '--type',
+        'service',
+        '--scopes',
+        'pizza:eat',
+        '--cust-id',
+        'ACME',
+        '--login',
+        'x',
+      ),
+    ).rejects.toThrow(/unknown scope pizza:eat/);
+    await expect(
+      ops(
+        'clients',
+        'register',
+        '--name',
+        'X',
+        '--type',
+        'web',
+        '--scopes',
+        'openid',
+        '--cust-id',
+        'ACME',
+        '--login',
+        'x',
+        '--redirect-uri',
+        'http://evil.example/cb',
+      ),
+    ).rejects.toThrow(/https/);
+  });
+});
+
+describe('signing keys', () => {
+  it('are generated on first start and kept encrypted at rest', async () => {
+    const rows = (await h.db.knex('signing_keys').select('*')) as Record<string, unknown>[];
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 'active', alg: 'RS256' });
+    expect(String(rows[0]!.private_jwk_encrypted)).toMatch(/^v1\./);
+    expect(String(rows[0]!.private_jwk_encrypted)).not.toMatch(/"d"|"p"|"q"/);
+    expect(Object.keys(rows[0]!.public_jwk as object).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+    const published = await jwks();
+    expect(published.keys).toHaveLength(1);
+    expect(published.keys[0]).not.toHaveProperty('d');
+  });
+
+  it('rotate: new tokens use the new key while tokens of the old one keep verifying during the overlap', async () => {
+    const reg = (await ops(
+      'clients',
+      'register',
+      '--name',
+      'ERP',
+      '--type',
+      'service',
+      '--scopes',
+      'orders:read',
+      '--cust-id',
+      'ACME',
+      '--login',
+      'erp',
+    )) as {
+      client_id: string;
+      client_secret: string;
+    };
+    const config = await h.discover(reg.client_id, reg.client_secret);
+    const before = await client.clientCredentialsGrant(config, { scope: 'orders:read' });
+    const oldKid = decodeProtectedHeader(before.access_token).kid;
+
+    const rotated = (await ops('keys', 'rotate')) as { kid: string; previous_key_published_until: string };
+    expect(rotated.kid).not.toBe(oldKid);
+    expect(Date.parse(rotated.previous_key_published_until) - Date.now()).toBeGreaterThan(3600 * 1000);
+    expect(await h.service.reloadKeys()).toBe(true);
+
+    const kids = (await jwks()).keys.map((k) => k.kid);
+    expect(kids).toEqual([rotated.kid, oldKid]);
+    const after = await client.clientCredentialsGrant(config, { scope: 'orders:read' });
+    expect(decodeProtectedHeader(after.access_token).kid).toBe(rotated.kid);
+    await expect(verifyWithPublishedKeys(before.access_token)).resolves.toBeDefined();
+    await expect(verifyWithPublishedKeys(after.access_token)).resolves.toBeDefined();
+    expect((await client.tokenIntrospection(config, before.access_token)).active).toBe(true);
+
+    // Past the overlap the old key leaves the JWKS.
+    await h.db
+      .knex('signing_keys')
+      .where({ kid: oldKid })
+      .update({ publish_until: new Date(Date.now() - 1000) });
+    expect(await h.service.reloadKeys()).toBe(true);
+    expect((await jwks()).keys.map((k) => k.kid)).toEqual([rotated.kid]);
+    expect((await client.tokenIntrospection(config, before.access_token)).active).toBe(false);
+  });
+});
