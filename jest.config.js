@@ -12,9 +12,9 @@ const swc = [
 ];
 
 // ESM-only packages that CommonJS code requires (jwks-rsa 4 -> jose 6; the auth service's
-// oidc-provider 9 and, in its tests, openid-client 6 -> oauth4webapi 3). Jest's native require(esm)
+// oidc-provider 9 and, in its tests, openid-client 6 -> oauth4webapi 3; commander 15 of the CLIs). Jest's native require(esm)
 // needs --experimental-vm-modules; instead swc turns these into CommonJS like our own TypeScript.
-const ESM_ONLY_PACKAGES = ['jose', 'oidc-provider', 'openid-client', 'oauth4webapi'];
+const ESM_ONLY_PACKAGES = ['jose', 'oidc-provider', 'openid-client', 'oauth4webapi', 'commander'];
 const esmOnly = ESM_ONLY_PACKAGES.join('|');
 
 const common = {
