@@ -1,0 +1,81 @@
+// The idempotency store on its own: expiry after the window, take-over of abandoned claims, purge.
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '@ordering/testing';
+import { migrations } from '../migrations';
+import { IdempotencyStore, requestFingerprint } from '../src/data-access/idempotency-store';
+
+let db: TestDatabase;
+let now = new Date('2026-11-22T10:00:00Z');
+let store: IdempotencyStore;
+
+beforeAll(async () => {
+  db = await createTestDatabase({ service: 'customers', migrations });
+  store = new IdempotencyStore(db.knex, { now: () => now, ttlMs: 24 * 3600_000, lockTimeoutMs: 60_000 });
+});
+afterAll(() => db?.drop());
+
+const advance = (ms: number) => {
+  now = new Date(now.getTime() + ms);
+};
+
+it('fingerprints ignore key order but not values', () => {
+  expect(requestFingerprint('POST', '/v1/users', { a: 1, b: { c: 2, d: 3 } })).toBe(
+    requestFingerprint('post', '/v1/users', { b: { d: 3, c: 2 }, a: 1 }),
+  );
+  expect(requestFingerprint('POST', '/v1/users', { a: 1 })).not.toBe(
+    requestFingerprint('POST', '/v1/users', { a: 2 }),
+  );
+  expect(requestFingerprint('POST', '/v1/users', { a: 1 })).not.toBe(
+    requestFingerprint('POST', '/v1/orders', { a: 1 }),
+  );
+});
+
+it('replays within 24 h; after the window the key is new again', async () => {
+  const key = randomUUID();
+  expect(await store.claim('client', key, 'f1')).toEqual({ kind: 'claimed' });
+  await db.knex.transaction((trx) => store.complete(trx, 'client', key, { status: 201, body: { id: 'x' } }));
+  advance(23 * 3600_000);
+  expect(await store.claim('client', key, 'f1')).toEqual({
+    kind: 'replay',
+    response: { status: 201, body: { id: 'x' } },
+  });
+  advance(2 * 3600_000);
+  expect(await store.claim('client', key, 'f2')).toEqual({ kind: 'claimed' });
+});
+
+it('a claim whose request never finished may be taken over after the lock timeout', async () => {
+  const key = randomUUID();
+  await store.claim('client', key, 'f1');
+  await expect(store.claim('client', key, 'f1')).rejects.toMatchObject({
+    code: 'idempotency_key_in_use',
+    status: 409,
+  });
+  advance(61_000);
+  expect(await store.claim('client', key, 'f1')).toEqual({ kind: 'claimed' });
+});
+
+it('a completion rolled back with its transaction leaves no stored response', async () => {
+  const key = randomUUID();
+  await store.claim('client', key, 'f1');
+  await expect(
+    db.knex.transaction(async (trx) => {
+      await store.complete(trx, 'client', key, { status: 201, body: {} });
+      throw new Error('creation failed');
+    }),
+  ).rejects.toThrow('creation failed');
+  const row = await db.knex('idempotency_keys').where({ scope: 'client', key }).first();
+  expect(row.state).toBe('running');
+});
+
+it('purges expired keys only', async () => {
+  const old = randomUUID();
+  await store.claim('purge', old, 'f');
+  advance(25 * 3600_000);
+  const fresh = randomUUID();
+  await store.claim('purge', fresh, 'f');
+  expect(await store.purgeExpired()).toBeGreaterThanOrEqual(1);
+  const keys = (await db.knex('idempotency_keys').where({ scope: 'purge' })).map(
+    (r: { key: string }) => r.key,
+  );
+  expect(keys).toEqual([fresh]);
+});
