@@ -2,6 +2,7 @@
 // (the owning service writes its own database). Each service's seeder is added with its issue.
 import type { StackProcess, StackSettings } from '../local/stack-definition';
 import type { DemoData } from '../local/stack-file';
+import { seedAuth } from './seeders/auth';
 import { seedCustomers } from './seeders/customers';
 
 export interface SeedContext {
@@ -12,7 +13,10 @@ export interface SeedContext {
 type Seeder = (ctx: SeedContext, demo: DemoData) => Promise<void>;
 
 /** Seeders by service, run in this order for the services present. */
-const seeders: [string, Seeder][] = [['customers', seedCustomers]];
+const seeders: [string, Seeder][] = [
+  ['customers', seedCustomers],
+  ['auth', seedAuth],
+];
 
 export async function seedDemoData(ctx: SeedContext): Promise<DemoData> {
   const demo: DemoData = { customers: [], users: [], clients: [] };

@@ -4,6 +4,7 @@ import {
   customersCommand,
   usersCommand,
 } from '../../services/customers/src/entry-points/cli/customers-command';
+import { authCli } from '../../services/auth/src/entry-points/cli/auth-cli';
 import { defaultSettings, serviceUrl } from '../local/stack-definition';
 
 type Register = (program: Command) => void;
@@ -14,6 +15,8 @@ const registrations: Register[] = [
     program.addCommand(customersCommand(defaults));
     program.addCommand(usersCommand(defaults));
   },
+  // `ops auth clients ...`, `ops auth keys ...`: on the auth database (DATABASE_URL etc.).
+  (program) => program.addCommand(authCli()),
 ];
 
 export function addServiceCommands(program: Command): void {

@@ -1,9 +1,19 @@
 // The auth service's environment, validated at start-up (the process refuses to start on a bad value).
 import { z } from 'zod';
-import { commonEnv, env, loadConfig } from '@ordering/config';
+import { ConfigError, commonEnv, env, loadConfig } from '@ordering/config';
 
 /** A secret of at least 32 characters (random, base64 or hex). */
 const secret = (name: string) => z.string().min(32, `${name} needs at least 32 characters`);
+
+/**
+ * Values that let the local stack and tests start without setting every secret. A production
+ * process refuses to start with any of them (see loadAuthConfig).
+ */
+export const LOCAL_DEV_SECRETS = {
+  CLIENT_SECRET_KEY: 'local-dev-client-secret-hmac-key-change-me',
+  KEY_ENCRYPTION_KEY: Buffer.from('local-dev-key-encryption-key-32b').toString('base64'),
+  COOKIE_KEYS: 'local-dev-cookie-signing-key-change-me',
+} as const;
 
 export const authConfigSchema = z.object({
   ...commonEnv,
@@ -28,13 +38,13 @@ export const authConfigSchema = z.object({
   API_AUDIENCE: env.url('http://127.0.0.1:8080'),
   CUSTOMERS_URL: env.url('http://127.0.0.1:8103'),
   /** Key of the HMAC-SHA-256 that stores client secrets. */
-  CLIENT_SECRET_KEY: secret('CLIENT_SECRET_KEY'),
+  CLIENT_SECRET_KEY: secret('CLIENT_SECRET_KEY').default(LOCAL_DEV_SECRETS.CLIENT_SECRET_KEY),
   /** 32 bytes, base64 or hex: AES-256-GCM key of the private signing keys at rest. */
   KEY_ENCRYPTION_KEY: z
     .string()
     .refine((v) => decodeKey(v) !== undefined, 'must be 32 bytes in base64 or hex'),
   /** Keys of the signed cookies (sessions, interactions), comma-separated; the first signs. */
-  COOKIE_KEYS: env.list(),
+  COOKIE_KEYS: env.list(LOCAL_DEV_SECRETS.COOKIE_KEYS),
   /** How often the service reloads the signing keys from the database (rotation by another process). */
   KEY_RELOAD_INTERVAL_MS: env.int(30_000),
   /** Failed sign-ins of one login within the window before further attempts are refused. */
@@ -47,7 +57,18 @@ export const authConfigSchema = z.object({
 export type AuthConfig = z.infer<typeof authConfigSchema>;
 
 export function loadAuthConfig(source: NodeJS.ProcessEnv = process.env): AuthConfig {
-  return loadConfig(authConfigSchema, source);
+  const config = loadConfig(authConfigSchema, source);
+  if (config.NODE_ENV === 'production') {
+    const problems = [
+      config.CLIENT_SECRET_KEY === LOCAL_DEV_SECRETS.CLIENT_SECRET_KEY ? 'CLIENT_SECRET_KEY' : undefined,
+      config.KEY_ENCRYPTION_KEY === LOCAL_DEV_SECRETS.KEY_ENCRYPTION_KEY ? 'KEY_ENCRYPTION_KEY' : undefined,
+      config.COOKIE_KEYS.includes(LOCAL_DEV_SECRETS.COOKIE_KEYS) ? 'COOKIE_KEYS' : undefined,
+    ]
+      .filter((name): name is string => name !== undefined)
+      .map((name) => `${name} is the local development value; set a secret one in production`);
+    if (problems.length) throw new ConfigError(problems);
+  }
+  return config;
 }
 
 /** The 32 raw bytes of KEY_ENCRYPTION_KEY (hex or base64), or undefined when it is not 32 bytes. */

@@ -70,6 +70,26 @@ export class ClientRepository {
     return rows.map(toClient);
   }
 
+  /** Replaces what a registration says (not the secret); re-enables the client. */
+  async updateRegistration(
+    client: Omit<OAuthClient, 'secretHash' | 'createdAt' | 'secretRotatedAt' | 'disabledAt' | 'status'>,
+  ): Promise<boolean> {
+    const n = await this.knex(CLIENTS_TABLE)
+      .where({ client_id: client.clientId })
+      .update({
+        name: client.name,
+        type: client.type,
+        first_party: client.firstParty,
+        redirect_uris: JSON.stringify(client.redirectUris),
+        scopes: JSON.stringify(client.scopes),
+        cust_id: client.custId,
+        login: client.login,
+        status: 'active',
+        disabled_at: null,
+      });
+    return n > 0;
+  }
+
   /** Replaces the secret hash; false when the client does not exist. */
   async setSecretHash(clientId: string, secretHash: string, at: Date): Promise<boolean> {
     const n = await this.knex(CLIENTS_TABLE)

@@ -4,9 +4,9 @@
 // Secrets are printed once and never stored in clear.
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { env, loadConfig } from '@ordering/config';
+import { loadConfig } from '@ordering/config';
 import { createKnex, migrateLatest, type Knex } from '@ordering/db';
-import { decodeKey } from '../../config';
+import { authConfigSchema, decodeKey } from '../../config';
 import { ClientRepository } from '../../data-access/client-repository';
 import { SigningKeyRepository } from '../../data-access/signing-key-repository';
 import {
@@ -20,12 +20,11 @@ import { DEFAULT_KEY_OVERLAP_SECONDS, rotateSigningKey } from '../../domain/sign
 import { splitScopes } from '../../domain/scopes';
 import { migrations } from '../../../migrations';
 
-const cliEnvSchema = z.object({
-  DATABASE_URL: env.url('postgres://postgres@127.0.0.1:5432/ordering_auth'),
-  CLIENT_SECRET_KEY: z.string().min(32),
-  KEY_ENCRYPTION_KEY: z
-    .string()
-    .refine((v) => decodeKey(v) !== undefined, 'must be 32 bytes in base64 or hex'),
+/** What the commands need of the service's configuration (same variables, same defaults). */
+export const cliEnvSchema = authConfigSchema.pick({
+  DATABASE_URL: true,
+  CLIENT_SECRET_KEY: true,
+  KEY_ENCRYPTION_KEY: true,
 });
 
 export interface AuthCliIo {
