@@ -3,7 +3,7 @@
 // DATABASE_URL, CLIENT_SECRET_KEY and KEY_ENCRYPTION_KEY): no admin endpoint to expose or protect.
 // Secrets are printed once and never stored in clear.
 import { Command, Option } from 'commander';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { loadConfig } from '@ordering/config';
 import { createKnex, migrateLatest, type Knex } from '@ordering/db';
 import { authConfigSchema, decodeKey } from '../../config';
