@@ -42,7 +42,8 @@ export const authConfigSchema = z.object({
   /** 32 bytes, base64 or hex: AES-256-GCM key of the private signing keys at rest. */
   KEY_ENCRYPTION_KEY: z
     .string()
-    .refine((v) => decodeKey(v) !== undefined, 'must be 32 bytes in base64 or hex'),
+    .refine((v) => decodeKey(v) !== undefined, 'must be 32 bytes in base64 or hex')
+    .default(LOCAL_DEV_SECRETS.KEY_ENCRYPTION_KEY),
   /** Keys of the signed cookies (sessions, interactions), comma-separated; the first signs. */
   COOKIE_KEYS: env.list(LOCAL_DEV_SECRETS.COOKIE_KEYS),
   /** How often the service reloads the signing keys from the database (rotation by another process). */
