@@ -163,6 +163,8 @@ describe('introspection (RFC 7662)', () => {
     const info = await client.tokenIntrospection(s.config, s.tokens.refresh_token!);
     expect(info).toMatchObject({ active: true, client_id: s.id, sub: 'shopper:acme:rita' });
     expect(info.scope?.split(' ').sort()).toEqual(['openid', 'orders:read']);
+    // Refresh tokens live 30 days.
+    expect(Number(info.exp) - Number(info.iat)).toBe(30 * 24 * 3600);
   });
 });
 
