@@ -151,6 +151,15 @@ describe('sign-in page', () => {
   });
 });
 
+describe('an unknown or expired sign-in', () => {
+  it('is an HTML error page, not a JSON API error', async () => {
+    const res = await fetch(`${h.issuer}/oauth/interaction/not-a-real-uid`);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await res.text()).toMatch(/start signing in again/);
+  });
+});
+
 describe('authorization code flow with PKCE', () => {
   it('signs a shopper in and issues access, refresh and ID tokens with the spec claims', async () => {
     const { id, config } = await firstPartyWebClient();

@@ -157,6 +157,15 @@ describe('introspection (RFC 7662)', () => {
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic /);
   });
 
+  it('is not open to public clients', async () => {
+    const c = await serviceClient();
+    const { access_token } = await client.clientCredentialsGrant(c.config, { scope: 'orders:read' });
+    const { client: native } = await h.register({ type: 'native', scopes: ['openid'] });
+    const res = await post('/oauth/introspect', { token: access_token, client_id: native.clientId });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('invalid_client');
+  });
+
   it('answers for refresh tokens too', async () => {
     h.customers.add({ login: 'rita', password: 'rita-password', cust_id: 'ACME' });
     const s = await shopperTokens('rita', 'rita-password');

@@ -10,7 +10,7 @@ import {
   type AccessTokenClaims,
   type InspectionDeps,
 } from '../../domain/access-token-inspection-use-case';
-import { OAuthError } from '../../domain/oauth-error';
+import { OAuthError, invalidClient } from '../../domain/oauth-error';
 import { revokeAccessToken, type RevocationDeps } from '../../domain/revocation-use-case';
 import { splitScopes } from '../../domain/scopes';
 import { findShopper } from './oidc-provider-factory';
@@ -79,6 +79,8 @@ export function mountTokenRoutes(app: Express, deps: TokenRoutesDeps): void {
         return;
       }
       const caller = await clientOf(deps, req);
+      if (caller.type === 'native')
+        throw invalidClient(deps.issuer, 'public clients may not introspect tokens');
       const claims = await inspectAccessToken(deps.inspection, token);
       res.set('Cache-Control', 'no-store');
       if (!claims || !mayIntrospect(caller, claims)) {
