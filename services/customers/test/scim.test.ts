@@ -55,7 +55,10 @@ const rfcCreate = (userName: string) => ({
 
 describe('create (RFC 7644 3.3)', () => {
   it('answers 201 with the resource, Location, ETag and meta as in the RFC example; user.created fires', async () => {
-    const reader = await readEvents(TOPICS.users, (e) => (e.data as { login?: string }).login === 'bjensen');
+    const reader = await readEvents(
+      TOPICS.users,
+      (e) => e.cust_id === custId && (e.data as { login?: string }).login === 'bjensen',
+    );
     try {
       const res = await scim().post('/Users', rfcCreate('bjensen'));
       expect(res.status).toBe(201);
@@ -254,7 +257,10 @@ describe('replace and patch (RFC 7644 3.5)', () => {
   });
 
   it('PATCH active false deactivates (user.deactivated fires); active true (as Entra sends it) reactivates', async () => {
-    const reader = await readEvents(TOPICS.users, (e) => (e.data as { login?: string }).login === 'page1');
+    const reader = await readEvents(
+      TOPICS.users,
+      (e) => e.cust_id === custId && (e.data as { login?: string }).login === 'page1',
+    );
     try {
       const off = await scim().patch('/Users/page1', {
         schemas: [PATCH_OP],
