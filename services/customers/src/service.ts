@@ -13,7 +13,7 @@ import { type Clock, systemClock } from './domain/clock';
 import type { CredentialPolicy } from './domain/credentials-use-case';
 import { type UseCases, createUseCases } from './domain/use-cases';
 import { mountRoutes } from './entry-points/http/routes';
-import { idempotencyPurgeJob } from './entry-points/jobs/idempotency-purge-job';
+import { maintenanceJob } from './entry-points/jobs/maintenance-job';
 
 export interface CustomersServiceOptions {
   logger?: Logger;
@@ -77,7 +77,7 @@ export async function buildCustomersService(
   const relay = new OutboxRelay({ knex, kafka, logger });
 
   return {
-    entryPoints: [relay, idempotencyPurgeJob(idempotency, logger), http],
+    entryPoints: [relay, maintenanceJob({ idempotency, credentials: useCases.credentials }, logger), http],
     knex,
     useCases,
     url: () => http.url(),

@@ -95,6 +95,14 @@ describe('POST /internal/v1/credentials/verify', () => {
     expect(sleeps).toEqual([]);
   });
 
+  it('parallel guesses cannot share one failure count: each waits longer than the one before', async () => {
+    const login = await userWithPassword();
+    sleeps.length = 0;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => verify(login, 'wrong password!!')));
+    expect(answers.every((r) => r.status === 401)).toBe(true);
+    expect([...sleeps].sort((a, b) => a - b)).toEqual([1000, 2000, 4000]);
+  });
+
   it('unknown logins are slowed down like known ones (no enumeration by timing of the slow-down)', async () => {
     const login = `ghost.${randomUUID().slice(0, 8)}`;
     sleeps.length = 0;

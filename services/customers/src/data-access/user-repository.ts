@@ -182,17 +182,29 @@ export class UserRepository {
 
   // Failed sign-ins ---------------------------------------------------------------------------
 
-  async failuresOf(loginKey: string): Promise<{ failures: number; last_failure_at: Date } | undefined> {
-    return this.db('login_failures').where({ login_key: loginKey }).first('failures', 'last_failure_at');
-  }
-
-  async recordFailure(loginKey: string, now: Date): Promise<number> {
+  /**
+   * Counts an attempt as a failure until it succeeds (atomically, so parallel guesses each see a
+   * higher count); a count older than `windowMs` starts again at 1. Answers the new count.
+   */
+  async recordAttempt(loginKey: string, now: Date, windowMs: number): Promise<number> {
+    const windowStart = new Date(now.getTime() - windowMs);
     const [row] = (await this.db('login_failures')
       .insert({ login_key: loginKey, failures: 1, last_failure_at: now })
       .onConflict('login_key')
-      .merge({ failures: this.db.raw('login_failures.failures + 1'), last_failure_at: now })
+      .merge({
+        failures: this.db.raw(
+          'case when login_failures.last_failure_at < ? then 1 else login_failures.failures + 1 end',
+          [windowStart],
+        ),
+        last_failure_at: now,
+      })
       .returning('failures')) as { failures: number }[];
     return row?.failures ?? 1;
+  }
+
+  /** Forgets failure counts older than the window; answers how many. */
+  async purgeFailuresBefore(before: Date): Promise<number> {
+    return this.db('login_failures').where('last_failure_at', '<', before).delete();
   }
 
   async resetFailures(loginKey: string): Promise<void> {

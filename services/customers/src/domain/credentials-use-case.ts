@@ -57,21 +57,23 @@ export class Credentials {
   /** The user when login and password match an active user; InvalidCredentialsError otherwise. */
   async verify(login: string, password: string): Promise<Shopper> {
     const key = login.trim().toLowerCase();
-    const now = this.clock.now();
-    const record = await this.db.users.failuresOf(key);
-    const recent = record && now.getTime() - record.last_failure_at.getTime() < this.policy.failureWindowMs;
-    const delay = this.delayFor(recent ? record.failures : 0);
+    // The attempt counts as a failure until it succeeds: parallel guesses cannot share one count.
+    const attempts = await this.db.users.recordAttempt(key, this.clock.now(), this.policy.failureWindowMs);
+    const delay = this.delayFor(attempts - 1);
 
     const stored = await this.db.users.passwordHashOf(key);
     const ok = await this.hasher.verify(password, stored?.hash ?? null);
     if (delay > 0) await this.clock.sleep(delay);
-    if (!ok || !stored || stored.status !== 'active') {
-      if (!recent && record) await this.db.users.resetFailures(key);
-      await this.db.users.recordFailure(key, this.clock.now());
-      throw new InvalidCredentialsError();
-    }
-    if (record) await this.db.users.resetFailures(key);
+    if (!ok || !stored || stored.status !== 'active') throw new InvalidCredentialsError();
+    await this.db.users.resetFailures(key);
     return (await this.db.users.find(stored.login))!;
+  }
+
+  /** Forgets failure counts past the window (maintenance). */
+  purgeStaleFailures(): Promise<number> {
+    return this.db.users.purgeFailuresBefore(
+      new Date(this.clock.now().getTime() - this.policy.failureWindowMs),
+    );
   }
 
   /** Sets a password directly (operator CLI). */
