@@ -180,6 +180,49 @@ describe('account settings and addresses', () => {
     expect(byId[billing.id]).toMatchObject({ type: 'billing', default: true });
   });
 
+  it('changes an address; moving the default flag needs another address marked default', async () => {
+    const custId = `${tree.root}-ADDR`;
+    await h.admin.createCustomer({ cust_id: custId, name: 'Addr', parent_cust_id: tree.root });
+    const base = {
+      type: 'shipping',
+      street_1: '1 A St',
+      city: 'Austin',
+      region: 'TX',
+      postal_code: '73301',
+      country: 'US',
+    };
+    const a = await h.admin.addAddress(custId, { ...base, label: 'A' });
+    const b = await h.admin.addAddress(custId, { ...base, label: 'B' });
+    const path = (id: string) => `/internal/v1/admin/customers/${custId}/addresses/${id}`;
+
+    const renamed = await h.admin.request('PATCH', path(b.id), { label: 'B2', postal_code: '73344' });
+    expect(renamed).toMatchObject({
+      id: b.id,
+      label: 'B2',
+      postal_code: '73344',
+      street_1: '1 A St',
+      default: false,
+    });
+
+    await expect(h.admin.request('PATCH', path(a.id), { default: false })).rejects.toMatchObject({
+      status: 422,
+      body: { error: { param: 'default' } },
+    });
+    await h.admin.request('PATCH', path(b.id), { default: true });
+    const account = (await h.admin.getCustomer(custId)) as unknown as {
+      addresses: { id: string; default: boolean }[];
+    };
+    expect(account.addresses.map((x) => [x.id, x.default])).toEqual([
+      [a.id, false],
+      [b.id, true],
+    ]);
+    await expect(
+      h.admin.request('PATCH', `/internal/v1/admin/customers/${tree.root}/addresses/${a.id}`, { label: 'x' }),
+    ).rejects.toMatchObject({
+      status: 404,
+    });
+  });
+
   it('refuses an address type other than shipping or billing, naming the field', async () => {
     await expect(
       h.admin.addAddress(tree.child, {
