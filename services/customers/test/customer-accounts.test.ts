@@ -251,3 +251,16 @@ describe('account settings and addresses', () => {
     expect(customerToken.status).toBe(403);
   });
 });
+
+describe('concurrent account creation', () => {
+  it('of two creations of one cust_id, one answers 201 and the other 409 customer_exists', async () => {
+    const id = `RACE-${h.suffix}`;
+    const results = await Promise.allSettled([
+      h.admin.createCustomer({ cust_id: id, name: 'one' }),
+      h.admin.createCustomer({ cust_id: id, name: 'two' }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(rejected.reason).toMatchObject({ status: 409, body: { error: { code: 'customer_exists' } } });
+  });
+});

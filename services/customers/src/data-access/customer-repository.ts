@@ -1,5 +1,6 @@
 // Accounts, their e-mail domains and their addresses; the account tree through recursive CTEs.
 import type { Knex } from 'knex';
+import { ConflictError } from '@ordering/errors';
 import type { Account, AccountAddress } from '../domain/account';
 
 interface CustomerRow {
@@ -43,6 +44,8 @@ export interface AccountListQuery {
   limit: number;
 }
 
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
 /** `WITH RECURSIVE` rows of `root` and every descendant. */
 function reachQuery(db: Knex | Knex.Transaction, root: string): Knex.QueryBuilder {
   return db
@@ -78,9 +81,17 @@ export class CustomerRepository {
     return row !== undefined;
   }
 
+  /** 409 `customer_exists` / `email_domain_taken` when a concurrent insert won the race. */
   async insert(account: Account): Promise<void> {
     const { email_domains, ...row } = account;
-    await this.db('customers').insert(row);
+    try {
+      await this.db('customers').insert(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw new ConflictError('customer_exists', `An account ${account.cust_id} already exists`, 'cust_id');
+      }
+      throw err;
+    }
     await this.replaceDomains(account.cust_id, email_domains);
   }
 
@@ -188,8 +199,18 @@ export class CustomerRepository {
 
   private async replaceDomains(custId: string, domains: string[]): Promise<void> {
     await this.db('customer_email_domains').where({ cust_id: custId }).delete();
-    if (domains.length > 0) {
+    if (domains.length === 0) return;
+    try {
       await this.db('customer_email_domains').insert(domains.map((domain) => ({ domain, cust_id: custId })));
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw new ConflictError(
+          'email_domain_taken',
+          'An e-mail domain already maps to another account',
+          'email_domains',
+        );
+      }
+      throw err;
     }
   }
 }
