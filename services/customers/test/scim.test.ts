@@ -274,7 +274,8 @@ describe('replace and patch (RFC 7644 3.5)', () => {
         .set('X-Ordering-Identity', h.identity(custId, ['users:read']));
       expect(rest.body).toMatchObject({ status: 'deactivated', deactivated_at: expect.any(String) });
       const events = await reader.waitFor((es) => es.some((e) => e.type === 'user.deactivated'));
-      expect(events.map((e) => e.type)).toEqual(['user.created', 'user.deactivated']);
+      expect(events.map((e) => e.type)).toEqual(['user.deactivated']);
+      expect(events[0]).toMatchObject({ cust_id: custId, data: { login: 'page1', status: 'deactivated' } });
 
       const on = await scim().patch('/Users/page1', {
         schemas: [PATCH_OP],

@@ -1,5 +1,6 @@
-// Reads events back from the real test broker: a consumer of its own group from the beginning of
-// the topic, collecting the events that match, until a condition holds.
+// Reads events back from the real test broker: a consumer of its own group, starting at the end of
+// the topic as it is when the reader is created (so nothing published after that can be missed,
+// and earlier runs' events are not read), collecting the events that match.
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Consumer } from 'kafkajs';
 import type { EventEnvelopeBase } from '@ordering/contracts';
@@ -29,6 +30,10 @@ export async function readEvents(
   });
   const events: EventEnvelopeBase[] = [];
   let notify = () => {};
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
@@ -40,6 +45,7 @@ export async function readEvents(
       }
     },
   });
+  for (const { partition, offset } of ends) consumer.seek({ topic, partition, offset });
   return {
     events,
     waitFor: (done, timeoutMs = 20_000) =>
