@@ -74,6 +74,20 @@ describe('POST /internal/v1/credentials/verify', () => {
     expect((await verify(login, 'anything at all')).status).toBe(401);
   });
 
+  it('an operator creation with a too short password creates nothing', async () => {
+    const login = `short.${randomUUID().slice(0, 8)}`;
+    await expect(
+      h.admin.createUser({
+        login,
+        email: `${login}@example.com`,
+        name: 'S',
+        cust_id: custId,
+        password: 'short',
+      }),
+    ).rejects.toMatchObject({ status: 422, body: { error: { param: 'password' } } });
+    expect(await h.knex('users').where({ login }).first()).toBeUndefined();
+  });
+
   it('stores passwords as memory-hard scrypt hashes, never in clear', async () => {
     const login = await userWithPassword('a very secret pass');
     const row = await h.knex('users').where({ login }).first();

@@ -69,6 +69,12 @@ export class Credentials {
     return (await this.db.users.find(stored.login))!;
   }
 
+  /** The hash to store for a new password (422 param `password` when too short). */
+  async hashNewPassword(password: string): Promise<string> {
+    this.assertStrongEnough(password);
+    return this.hasher.hash(password);
+  }
+
   /** Forgets failure counts past the window (maintenance). */
   purgeStaleFailures(): Promise<number> {
     return this.db.users.purgeFailuresBefore(

@@ -6,6 +6,7 @@ import { BulkImport } from './bulk-import-use-case';
 import type { Clock } from './clock';
 import { type CredentialPolicy, Credentials, DEFAULT_CREDENTIAL_POLICY } from './credentials-use-case';
 import { JitProvisioning } from './jit-provisioning-use-case';
+import { OperatorProvisioning } from './operator-provisioning-use-case';
 import { PasswordHasher } from './password-hasher';
 import { ScimProvisioning } from './scim-provisioning-use-case';
 import { ShopperManagement } from './shopper-use-case';
@@ -17,6 +18,7 @@ export interface UseCases {
   shoppers: ShopperManagement;
   credentials: Credentials;
   jit: JitProvisioning;
+  operatorProvisioning: OperatorProvisioning;
   scim: ScimProvisioning;
 }
 
@@ -32,16 +34,18 @@ export function createUseCases(db: CustomersDatabase, options: UseCaseOptions): 
   const hasher = new PasswordHasher(
     options.passwordHashCost === undefined ? {} : { cost: options.passwordHashCost },
   );
+  const credentials = new Credentials(db, hasher, options.clock, {
+    ...DEFAULT_CREDENTIAL_POLICY,
+    ...options.credentialPolicy,
+  });
   return {
     accounts,
     accountQueries: new AccountQueries(db),
     bulkImport: new BulkImport(db, accounts),
     shoppers,
-    credentials: new Credentials(db, hasher, options.clock, {
-      ...DEFAULT_CREDENTIAL_POLICY,
-      ...options.credentialPolicy,
-    }),
+    credentials,
     jit: new JitProvisioning(db, shoppers),
+    operatorProvisioning: new OperatorProvisioning(shoppers, credentials, () => options.clock.now()),
     scim: new ScimProvisioning(db, shoppers),
   };
 }

@@ -80,10 +80,7 @@ export function adminRoutes(uc: UseCases): Router {
 
   router.post(`${base}/users`, async (req, res) => {
     const { password, ...input } = parseInput(AdminCreateUser, req.body);
-    if (password !== undefined) uc.credentials.assertStrongEnough(password);
-    const user = await uc.shoppers.create(OPERATOR, input);
-    if (password !== undefined) await uc.credentials.setPassword(user.login, password);
-    res.status(201).json(userResource(user));
+    res.status(201).json(userResource(await uc.operatorProvisioning.createShopper(input, password)));
   });
 
   router.patch(`${base}/users/:login`, async (req, res) => {
