@@ -146,6 +146,19 @@ describe('create (RFC 7644 3.3)', () => {
     });
   });
 
+  it('a body that is not JSON is 400 invalidSyntax, in the SCIM error format, whatever the content type', async () => {
+    for (const type of [SCIM, 'application/json']) {
+      const res = await h
+        .http()
+        .post('/scim/v2/Users')
+        .set('X-Ordering-Identity', token)
+        .set('Content-Type', type)
+        .send('{"userName": ');
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ schemas: [ERROR], status: '400', scimType: 'invalidSyntax' });
+    }
+  });
+
   it('a missing userName is 400 invalidValue', async () => {
     const res = await scim().post('/Users', { schemas: [USER], name: { formatted: 'No Name' } });
     expect(res.status).toBe(400);

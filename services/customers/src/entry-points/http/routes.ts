@@ -8,7 +8,7 @@ import { adminRoutes } from './admin-routes';
 import { customerRoutes } from './customer-routes';
 import { requireInternalCaller } from './internal-auth';
 import { internalRoutes } from './internal-routes';
-import { scimRoutes } from './scim-routes';
+import { scimErrors, scimRoutes } from './scim-routes';
 import { userRoutes } from './user-routes';
 
 export interface RouteDependencies {
@@ -28,6 +28,7 @@ export function mountRoutes(app: express.Express, deps: RouteDependencies): void
       ...(deps.scimBaseUrl ? { baseUrl: deps.scimBaseUrl } : {}),
     }),
   );
+  app.use('/scim/v2', scimErrors);
   app.use('/internal', requireIdentity(deps.identitySecret), requireInternalCaller());
   app.use(internalRoutes(deps.useCases));
   app.use(adminRoutes(deps.useCases));

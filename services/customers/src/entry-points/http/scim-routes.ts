@@ -16,8 +16,11 @@ function contextOf(req: Request, configuredBase?: string): ScimMetaContext {
   return { baseUrl: `${proto}://${host}/scim/v2` };
 }
 
-/** RFC 7644 section 3.12 error body; `scimType` where the RFC defines one. */
-const scimErrors: ErrorRequestHandler = (err, req, res, next) => {
+/**
+ * RFC 7644 section 3.12 error body; `scimType` where the RFC defines one. Mounted on the app at
+ * `/scim/v2` (after the routes) so that it also renders errors of the app-wide body parser.
+ */
+export const scimErrors: ErrorRequestHandler = (err, req, res, next) => {
   const appError = toHttpAppError(err);
   if (res.headersSent) {
     next(err);
@@ -145,6 +148,5 @@ export function scimRoutes(uc: UseCases, options: { identitySecret: string; base
   router.use('/scim/v2', (req, _res, next) => {
     next(new ScimError(404, undefined, `No SCIM endpoint ${req.method} ${req.path}`));
   });
-  router.use('/scim/v2', scimErrors);
   return router;
 }
