@@ -1,0 +1,76 @@
+// The migrations run up on an empty database, keep their rules with data, and run all the way down.
+import { randomBytes } from 'node:crypto';
+import {
+  type Knex,
+  createKnex,
+  ensureDatabase,
+  migrateLatest,
+  migrateRollbackAll,
+  withDatabase,
+} from '@ordering/db';
+import { PG_ADMIN_URL } from '@ordering/testing';
+import pg from 'pg';
+import { migrations } from '../migrations';
+
+const name = `test_customers_migrations_${randomBytes(4).toString('hex')}`;
+let knex: Knex;
+
+beforeAll(async () => {
+  const url = withDatabase(PG_ADMIN_URL, name);
+  await ensureDatabase(url);
+  knex = createKnex({ url, pool: { max: 2 } });
+});
+afterAll(async () => {
+  await knex?.destroy();
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists "${name}" with (force)`);
+  await admin.end();
+});
+
+it('applies every migration, enforces one default address per type and unique logins, and reverts all', async () => {
+  expect(await migrateLatest(knex, migrations)).toEqual(migrations.map((m) => m.name));
+  const now = new Date();
+  await knex('customers').insert({
+    cust_id: 'M',
+    name: 'M',
+    currency: 'USD',
+    billing_terms: 'net_30',
+    created_at: now,
+    updated_at: now,
+  });
+  const address = {
+    cust_id: 'M',
+    type: 'shipping',
+    label: 'a',
+    street_1: 's',
+    city: 'c',
+    region: '',
+    postal_code: '',
+    country: 'US',
+    created_at: now,
+  };
+  await knex('addresses').insert({ ...address, id: 'a1', is_default: true });
+  await expect(knex('addresses').insert({ ...address, id: 'a2', is_default: true })).rejects.toMatchObject({
+    code: '23505',
+  });
+  await expect(knex('addresses').insert({ ...address, id: 'a3', type: 'warehouse' })).rejects.toMatchObject({
+    code: '23514',
+  });
+  const user = {
+    cust_id: 'M',
+    name: 'n',
+    email: 'e@x.example',
+    roles: ['shopper'],
+    status: 'active',
+    created_at: now,
+    updated_at: now,
+  };
+  await knex('users').insert({ ...user, login: 'Ann' });
+  await expect(knex('users').insert({ ...user, login: 'ann' })).rejects.toMatchObject({ code: '23505' });
+
+  expect(await migrateRollbackAll(knex, migrations)).toHaveLength(migrations.length);
+  for (const table of ['customers', 'addresses', 'users', 'idempotency_keys', 'outbox', 'login_failures']) {
+    expect(await knex.schema.hasTable(table)).toBe(false);
+  }
+});
