@@ -1,4 +1,5 @@
 // Accounts in hierarchies: reach of a token, listing and pagination, cycles refused, addresses.
+import { Customer } from '@ordering/contracts';
 import { type Harness, createTree, startHarness } from './support/customers-harness';
 
 let h: Harness;
@@ -150,6 +151,7 @@ describe('account settings and addresses', () => {
       billing_terms: 'net_30',
     });
     expect(new Date(res.body.created_at).toISOString()).toBe(res.body.created_at);
+    expect(Customer.safeParse(res.body).error).toBeUndefined();
   });
 
   it('keeps one default address per type: the first is default, a new default replaces it', async () => {
@@ -178,6 +180,7 @@ describe('account settings and addresses', () => {
     expect(byId[first.id]).toMatchObject({ type: 'shipping', default: false });
     expect(byId[second.id]).toMatchObject({ type: 'shipping', default: true, label: 'Dock' });
     expect(byId[billing.id]).toMatchObject({ type: 'billing', default: true });
+    expect(Customer.safeParse(res.body).error).toBeUndefined();
   });
 
   it('changes an address; moving the default flag needs another address marked default', async () => {

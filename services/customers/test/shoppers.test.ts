@@ -1,7 +1,7 @@
 // Shoppers through /v1/users: reach, pagination, idempotent creation, concurrency, validation,
 // deactivation, and the user.created / user.deactivated events read back from Kafka.
 import { randomUUID } from 'node:crypto';
-import { TOPICS } from '@ordering/contracts';
+import { TOPICS, User } from '@ordering/contracts';
 import { type Harness, createTree, startHarness } from './support/customers-harness';
 import { readEvents } from './support/kafka-events';
 
@@ -47,6 +47,7 @@ describe('POST /v1/users', () => {
       created_at: expect.any(String),
       deactivated_at: null,
     });
+    expect(User.safeParse(res.body).error).toBeUndefined();
   });
 
   it.each(['login', 'email', 'name'])('answers 422 missing_required_field with param %s', async (field) => {
