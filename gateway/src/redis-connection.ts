@@ -66,6 +66,8 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     connectTimeout: 2000,
     retryStrategy: (times) => Math.min(100 * times, 1000),
     connectionName: 'gateway',
+    // Commands of concurrent requests issued in the same tick leave in one write.
+    enableAutoPipelining: true,
   });
   redis.on('error', (err: Error) => health.failed(err));
   redis.on('close', () => {

@@ -5,6 +5,7 @@ import { verifyIdentity } from '@ordering/http';
 import { expectApiError } from './support/api-assertions';
 import { type Harness, IDENTITY_SECRET, REDIS_URL, startHarness } from './support/gateway-harness';
 import { newSigningKey } from './support/test-issuer';
+import { waitFor } from './support/wait-for';
 
 let h: Harness;
 let redis: Redis;
@@ -83,6 +84,14 @@ describe('bearer tokens', () => {
   it('tolerates 5 s of clock skew on exp and nbf', async () => {
     await get('/v1/orders', h.issuer.mint({ iat: now() - 3600, exp: now() - 2 })).expect(200);
     await get('/v1/orders', h.issuer.mint({ nbf: now() + 2 })).expect(200);
+  });
+
+  it('refuses a token it accepted a moment ago once the token expires (past the skew)', async () => {
+    // Expires (5 s skew included) one second from now.
+    const token = h.issuer.mint({ iat: now() - 3600, exp: now() - 4 });
+    await get('/v1/orders', token).expect(200);
+    await waitFor(async () => (await get('/v1/orders', token)).status === 401, 3000, 'the token to expire');
+    expectInvalidToken(await get('/v1/orders', token));
   });
 
   it('accepts a token of a rotated-in key after one JWKS refresh, and never fetches per request', async () => {

@@ -180,6 +180,38 @@ describe('bodies', () => {
   });
 });
 
+describe('connections', () => {
+  it("keeps the client's connection open across forwarded requests (keep-alive)", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const ports: number[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const req = http.get(new URL('/v1/orders', h.url), {
+          agent,
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const [res] = (await once(req, 'response')) as [http.IncomingMessage];
+        ports.push(req.socket?.localPort ?? -1);
+        res.resume();
+        await once(res, 'end');
+        expect(res.statusCode).toBe(200);
+        expect(res.headers.connection).toBe('keep-alive');
+      }
+    } finally {
+      agent.destroy();
+    }
+    expect(new Set(ports).size).toBe(1);
+  });
+
+  it('reuses its connections to the service (keep-alive pool)', async () => {
+    for (let i = 0; i < 3; i++) {
+      await request(h.url).get('/v1/orders').set('Authorization', `Bearer ${token}`).expect(200);
+    }
+    expect(orders().received).toHaveLength(3);
+    expect(orders().connections.size).toBe(1);
+  });
+});
+
 describe('when the service fails', () => {
   it('answers 503 service_unavailable when nothing listens on the service port', async () => {
     const port = await closedPort();

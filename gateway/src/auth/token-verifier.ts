@@ -2,6 +2,9 @@
 // (JWKS), with issuer, audience, expiry and not-before checks. The keys are cached; an unknown key
 // id (a key rotated in) triggers a JWKS fetch, and such fetches are rate limited. No request ever
 // waits on the auth service otherwise.
+// A client sends the same token for up to an hour, so a verified token's claims are remembered for
+// a short while (bounded count and age; expiry is still checked on every request): the signature
+// check is most of the verification cost.
 import { type KeyObject, createPublicKey } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import jwksRsa from 'jwks-rsa';
@@ -18,6 +21,10 @@ export interface TokenVerifierOptions {
   /** JWKS fetches per minute for key ids not in the cache. */
   jwksRequestsPerMinute: number;
   jwksTimeoutMs: number;
+  /** How long verified claims are reused for the same token string; 0 disables. Default 60 s. */
+  verifiedCacheMaxAgeMs?: number;
+  /** Tokens remembered at most. Default 10000. */
+  verifiedCacheMaxEntries?: number;
 }
 
 export interface TokenVerifier {
@@ -63,8 +70,33 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     return key;
   }
 
+  const cacheMaxAgeMs = options.verifiedCacheMaxAgeMs ?? 60_000;
+  const cacheMaxEntries = options.verifiedCacheMaxEntries ?? 10_000;
+  const verified = new Map<string, { claims: AccessTokenClaims; until: number }>();
+
+  function remember(token: string, claims: AccessTokenClaims, now: number): void {
+    if (cacheMaxAgeMs <= 0) return;
+    if (verified.size >= cacheMaxEntries) {
+      // Forget the oldest entry (a Map iterates in insertion order).
+      const oldest = verified.keys().next();
+      if (!oldest.done) verified.delete(oldest.value);
+    }
+    verified.set(token, { claims, until: now + cacheMaxAgeMs });
+  }
+
   return {
     async verify(token) {
+      const now = Date.now();
+      const known = verified.get(token);
+      if (known) {
+        if (now < known.until) {
+          if (known.claims.exp + options.clockToleranceSeconds <= now / 1000) {
+            throw invalid('The bearer token has expired');
+          }
+          return known.claims;
+        }
+        verified.delete(token);
+      }
       if (!COMPACT_JWS.test(token)) throw invalid();
       const decoded = jwt.decode(token, { complete: true });
       if (!decoded || typeof decoded.payload === 'string') throw invalid();
@@ -86,6 +118,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       }
       const claims = accessTokenClaimsOf(payload);
       if (!claims) throw invalid('The bearer token lacks claims this API needs');
+      remember(token, claims, now);
       return claims;
     },
   };

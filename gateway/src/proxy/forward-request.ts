@@ -2,7 +2,6 @@
 // before the service answered become API errors (503 service_unavailable, 504 upstream_timeout,
 // 413 body_too_large); the service's own answers, errors included, pass through unchanged.
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { Dispatcher, Pool } from 'undici';
 import { AppError, PayloadTooLargeError, UnavailableError } from '@ordering/errors';
@@ -21,6 +20,8 @@ export interface ForwardOptions {
 interface Attempt {
   timedOut: boolean;
   bodyTooLarge: boolean;
+  /** The service's status and headers went out to the client. */
+  responding: boolean;
 }
 
 /** Errors of a pooled keep-alive socket the service closed just as it was reused. */
@@ -72,29 +73,39 @@ function failureOf(err: unknown, attempt: Attempt, limit: number): AppError {
   return new UnavailableError();
 }
 
-async function send(
-  req: Request,
-  res: Response,
-  options: ForwardOptions,
-  attempt: Attempt,
-): Promise<Dispatcher.ResponseData> {
+/**
+ * Sends the request and streams the answer into `res` (undici writes it there directly). Resolves
+ * once the response is complete; rejects before the service answered (nothing sent to the client
+ * yet) or, with `attempt.responding` set, when the response broke off midway.
+ */
+async function send(req: Request, res: Response, options: ForwardOptions, attempt: Attempt): Promise<void> {
   const body = requestBody(req, options.bodyLimitBytes, attempt);
   const controller = new AbortController();
   const timer = setTimeout(() => {
     attempt.timedOut = true;
     controller.abort();
   }, options.timeoutMs);
-  // The client gave up: so does the gateway.
+  // The client gave up before the service answered: so does the gateway.
   const onClientGone = () => controller.abort();
   res.once('close', onClientGone);
   try {
-    return await options.pool.request({
-      method: req.method as Dispatcher.HttpMethod,
-      path: req.originalUrl,
-      headers: options.headers,
-      body,
-      signal: controller.signal,
-    });
+    await options.pool.stream(
+      {
+        method: req.method as Dispatcher.HttpMethod,
+        path: req.originalUrl,
+        headers: options.headers,
+        body,
+        signal: controller.signal,
+      },
+      ({ statusCode, headers }) => {
+        clearTimeout(timer);
+        res.off('close', onClientGone);
+        attempt.responding = true;
+        res.statusCode = statusCode;
+        for (const [name, value] of downstreamResponseHeaders(headers)) res.setHeader(name, value);
+        return res;
+      },
+    );
   } finally {
     clearTimeout(timer);
     res.off('close', onClientGone);
@@ -103,28 +114,23 @@ async function send(
 
 export async function forwardRequest(req: Request, res: Response, options: ForwardOptions): Promise<void> {
   const retryable = !hasBody(req) && (req.method === 'GET' || req.method === 'HEAD');
-  let upstream: Dispatcher.ResponseData | undefined;
-  for (let tries = 1; !upstream; tries++) {
-    const attempt: Attempt = { timedOut: false, bodyTooLarge: false };
+  for (let tries = 1; ; tries++) {
+    const attempt: Attempt = { timedOut: false, bodyTooLarge: false, responding: false };
     try {
-      upstream = await send(req, res, options, attempt);
+      await send(req, res, options, attempt);
+      return;
     } catch (err) {
       if (err instanceof AppError) throw err; // refused before anything was sent (413)
+      if (attempt.responding) {
+        // The service's body broke off, or the client went away: undici has ended the response.
+        req.log?.warn({ err, service: options.service }, 'response stream ended early');
+        return;
+      }
       if (res.destroyed) return; // The client is gone; there is no one to answer.
       if (retryable && tries === 1 && !attempt.timedOut && STALE_SOCKET_CODES.has(errorCode(err) ?? ''))
         continue;
       req.log?.warn({ err, service: options.service }, 'forwarding failed');
       throw failureOf(err, attempt, options.bodyLimitBytes);
     }
-  }
-
-  res.statusCode = upstream.statusCode;
-  for (const [name, value] of downstreamResponseHeaders(upstream.headers)) res.setHeader(name, value);
-  try {
-    await pipeline(upstream.body, res);
-  } catch (err) {
-    // The client went away or the service's body broke off: the response cannot be completed.
-    if (!res.destroyed) res.destroy();
-    req.log?.warn({ err, service: options.service }, 'response stream ended early');
   }
 }

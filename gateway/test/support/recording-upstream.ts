@@ -22,6 +22,8 @@ const echo =
 
 export class RecordingUpstream {
   readonly received: ReceivedRequest[] = [];
+  /** Client ports of the connections requests arrived on since the last reset. */
+  readonly connections = new Set<number>();
   behaviour: UpstreamBehaviour;
   private server?: http.Server;
   url = '';
@@ -37,6 +39,7 @@ export class RecordingUpstream {
       req.on('end', () => {
         const body = Buffer.concat(chunks);
         this.received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+        this.connections.add(req.socket.remotePort ?? -1);
         this.behaviour(req, res, body);
       });
     });
@@ -51,6 +54,7 @@ export class RecordingUpstream {
 
   reset(): void {
     this.received.length = 0;
+    this.connections.clear();
     this.behaviour = echo(this.name);
   }
 
