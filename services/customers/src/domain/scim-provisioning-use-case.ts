@@ -3,6 +3,7 @@
 // Records are never hard-deleted.
 import { ConflictError, NotFoundError } from '@ordering/errors';
 import type { CustomersDatabase } from '../data-access/customers-database';
+import type { Clock } from './clock';
 import type { Shopper } from './shopper';
 import {
   type ScimMetaContext,
@@ -29,6 +30,7 @@ export class ScimProvisioning {
   constructor(
     private readonly db: CustomersDatabase,
     private readonly shoppers: ShopperManagement,
+    private readonly clock: Clock,
   ) {}
 
   async create(caller: ScimCaller, body: unknown, ctx: ScimMetaContext) {
@@ -95,7 +97,7 @@ export class ScimProvisioning {
   async delete(caller: ScimCaller, id: string): Promise<void> {
     const user = await this.find(caller, id);
     await this.shoppers.deactivate({ reachRoot: caller.custId }, user.login);
-    await this.db.users.markScimDeleted(user.login, new Date());
+    await this.db.users.markScimDeleted(user.login, this.clock.now());
   }
 
   private async apply(caller: ScimCaller, current: Shopper, state: ScimUserState): Promise<Shopper> {

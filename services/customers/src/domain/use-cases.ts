@@ -46,6 +46,6 @@ export function createUseCases(db: CustomersDatabase, options: UseCaseOptions): 
     credentials,
     jit: new JitProvisioning(db, shoppers),
     operatorProvisioning: new OperatorProvisioning(shoppers, credentials, () => options.clock.now()),
-    scim: new ScimProvisioning(db, shoppers),
+    scim: new ScimProvisioning(db, shoppers, options.clock),
   };
 }
