@@ -4,7 +4,8 @@ import request from 'supertest';
 import { verifyIdentity } from '@ordering/http';
 import { expectApiError } from './support/api-assertions';
 import { type Harness, IDENTITY_SECRET, REDIS_URL, startHarness } from './support/gateway-harness';
-import { newSigningKey } from './support/test-issuer';
+import { closedPort } from './support/recording-upstream';
+import { TestIssuer, newSigningKey } from './support/test-issuer';
 import { waitFor } from './support/wait-for';
 
 let h: Harness;
@@ -221,5 +222,25 @@ describe('revocation', () => {
     const res = await get('/v1/orders', h.issuer.mint({ jti }));
     expectInvalidToken(res);
     expect(res.headers['x-ratelimit-limit']).toBe('120');
+  });
+});
+
+describe('when the signing keys cannot be fetched', () => {
+  it('answers 503 service_unavailable rather than calling a good token invalid', async () => {
+    const issuer = await new TestIssuer().start();
+    const unreachable = await startHarness({
+      issuer,
+      env: { AUTH_JWKS_URL: `http://127.0.0.1:${await closedPort()}/oauth/jwks.json` },
+    });
+    try {
+      const res = await request(unreachable.url)
+        .get('/v1/orders')
+        .set('Authorization', `Bearer ${issuer.mint()}`);
+      expectApiError(res, 503, 'api_error', 'service_unavailable');
+      expect(unreachable.upstreams.orders.received).toHaveLength(0);
+    } finally {
+      await unreachable.stop();
+      await issuer.close();
+    }
   });
 });

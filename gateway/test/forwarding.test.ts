@@ -75,6 +75,27 @@ describe('request headers towards the service', () => {
   });
 });
 
+describe('behind a trusted load balancer (TRUST_PROXY=true)', () => {
+  it('appends the peer to X-Forwarded-For and keeps the original protocol and host', async () => {
+    const behind = await startHarness({ issuer: h.issuer, env: { TRUST_PROXY: 'true' } });
+    try {
+      await request(behind.url)
+        .get('/v1/orders')
+        .set('Authorization', `Bearer ${token}`)
+        .set('X-Forwarded-For', '203.0.113.7')
+        .set('X-Forwarded-Proto', 'https')
+        .set('X-Forwarded-Host', 'api.example.com')
+        .expect(200);
+      const seen = behind.upstreams.orders.last?.headers ?? {};
+      expect(seen['x-forwarded-for']).toBe('203.0.113.7, 127.0.0.1');
+      expect(seen['x-forwarded-proto']).toBe('https');
+      expect(seen['x-forwarded-host']).toBe('api.example.com');
+    } finally {
+      await behind.stop();
+    }
+  });
+});
+
 describe('bodies', () => {
   it('streams the request body to the service byte for byte, with its content type', async () => {
     const body = JSON.stringify({

@@ -26,7 +26,7 @@ export class RateLimiter {
       } catch (err) {
         this.connection.health.failed(err);
       }
-    } else {
+    } else if (!this.connection.health.degraded) {
       this.connection.health.failed(new Error(`Redis connection is ${this.connection.redis.status}`));
     }
     return this.local.take(jti);
