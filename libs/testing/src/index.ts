@@ -1,3 +1,4 @@
 export * from './infrastructure';
 export * from './test-tokens';
 export * from './test-database';
+export * from './kafka-test-client';

@@ -12,6 +12,8 @@ export const customersEnv = z.object({
   HOST: env.string('0.0.0.0'),
   ...databaseEnv,
   KAFKA_BROKERS: env.list(),
+  /** Whether this replica publishes the outbox (at most one relay publishes at a time anyway). */
+  OUTBOX_RELAY_ENABLED: env.bool(true),
   INTERNAL_IDENTITY_SECRET: env.string(),
   /** log2 of scrypt's N for password hashes (15: 32 MiB, about 100 ms). */
   PASSWORD_HASH_COST: env.int(15).pipe(z.number().int().min(10).max(20)),

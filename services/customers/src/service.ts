@@ -87,7 +87,13 @@ export async function buildCustomersService(
   const relay = new OutboxRelay({ knex, kafka, logger });
 
   return {
-    entryPoints: [relay, maintenanceJob({ idempotency, credentials: useCases.credentials }, logger), http],
+    // OUTBOX_RELAY_ENABLED=false runs a replica that serves requests but leaves publishing to
+    // another one (and lets the crash-safety test commit events that nothing has published yet).
+    entryPoints: [
+      ...(config.OUTBOX_RELAY_ENABLED ? [relay] : []),
+      maintenanceJob({ idempotency, credentials: useCases.credentials }, logger),
+      http,
+    ],
     knex,
     useCases,
     url: () => http.url(),

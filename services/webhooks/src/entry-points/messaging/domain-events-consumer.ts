@@ -1,0 +1,39 @@
+// Consumes every domain event topic an account's webhooks can subscribe to and records each event
+// once (the consumer runner applies it in one transaction with the inbox row).
+import { trace } from '@opentelemetry/api';
+import type { Kafka } from 'kafkajs';
+import type { Knex } from 'knex';
+import { SUBSCRIBABLE_EVENT_TYPES, TOPICS } from '@ordering/contracts';
+import {
+  createConsumer,
+  type ConsumerRunner,
+  type EventHandlers,
+  type MessagingLogger,
+} from '@ordering/messaging';
+import type { recordEventUseCase } from '../../domain/record-event-use-case';
+
+export const DOMAIN_EVENT_TOPICS = [TOPICS.orders, TOPICS.users, TOPICS.catalogItems];
+
+export function domainEventsConsumer(deps: {
+  kafka: Kafka;
+  knex: Knex;
+  groupId: string;
+  recordEvent: ReturnType<typeof recordEventUseCase>;
+  logger?: MessagingLogger;
+}): ConsumerRunner {
+  const record = async (event: Parameters<typeof deps.recordEvent>[1], ctx: { trx: Knex.Transaction }) => {
+    const traceId = trace.getActiveSpan()?.spanContext().traceId ?? null;
+    await deps.recordEvent(ctx.trx, event, traceId);
+  };
+  const handlers = Object.fromEntries(
+    SUBSCRIBABLE_EVENT_TYPES.map((type) => [type, record]),
+  ) as EventHandlers;
+  return createConsumer({
+    kafka: deps.kafka,
+    knex: deps.knex,
+    groupId: deps.groupId,
+    topics: DOMAIN_EVENT_TOPICS,
+    handlers,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
+}

@@ -1,0 +1,94 @@
+// The webhooks service assembled: database (created and migrated), the domain-event consumer and
+// the HTTP app. `startWebhooksService` runs it in-process (tests, e2e); start.ts runs the same entry
+// points under runService (production).
+import type { Knex } from 'knex';
+import { createKnex, databaseReadinessCheck, ensureDatabase, migrateLatest } from '@ordering/db';
+import { type EntryPoint, type Logger, createApp, createLogger, httpEntryPoint } from '@ordering/http';
+import { KafkaHealth, createKafka, type ConsumerRunner } from '@ordering/messaging';
+import { migrations } from '../migrations';
+import type { WebhooksConfig } from './config';
+import { AccountEventRepository } from './data-access/account-event-repository';
+import { recordEventUseCase } from './domain/record-event-use-case';
+import { mountRoutes } from './entry-points/http/routes';
+import { domainEventsConsumer } from './entry-points/messaging/domain-events-consumer';
+
+export interface WebhooksService {
+  entryPoints: EntryPoint[];
+  knex: Knex;
+  events: AccountEventRepository;
+  consumer: ConsumerRunner;
+  url(): string;
+  close(): Promise<void>;
+}
+
+export async function buildWebhooksService(
+  config: WebhooksConfig,
+  options: { logger?: Logger } = {},
+): Promise<WebhooksService> {
+  const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+  await ensureDatabase(config.DATABASE_URL);
+  const knex = createKnex({
+    url: config.DATABASE_URL,
+    service: config.SERVICE_NAME,
+    pool: { max: config.DATABASE_POOL_MAX },
+  });
+  try {
+    await migrateLatest(knex, migrations);
+  } catch (err) {
+    await knex.destroy();
+    throw err;
+  }
+
+  const events = new AccountEventRepository(knex);
+  const kafka = createKafka({ clientId: config.SERVICE_NAME, brokers: config.KAFKA_BROKERS, logger });
+  const kafkaHealth = new KafkaHealth(kafka);
+  const consumer = domainEventsConsumer({
+    kafka,
+    knex,
+    groupId: config.KAFKA_GROUP_ID,
+    recordEvent: recordEventUseCase(events),
+    logger,
+  });
+  const app = createApp({
+    service: config.SERVICE_NAME,
+    logger,
+    readiness: [databaseReadinessCheck(knex), kafkaHealth],
+    routes: (a) => mountRoutes(a, { events, identitySecret: config.INTERNAL_IDENTITY_SECRET }),
+  });
+  const http = httpEntryPoint(app, { port: config.PORT, host: config.HOST, logger });
+
+  return {
+    entryPoints: [consumer, http],
+    knex,
+    events,
+    consumer,
+    url: () => http.url(),
+    close: async () => {
+      await kafkaHealth.stop();
+      await knex.destroy();
+    },
+  };
+}
+
+/** Starts the service in-process; `stop()` stops the entry points in reverse and closes the rest. */
+export async function startWebhooksService(
+  config: WebhooksConfig,
+  options: { logger?: Logger } = {},
+): Promise<WebhooksService & { stop(): Promise<void> }> {
+  const service = await buildWebhooksService(config, options);
+  const started: EntryPoint[] = [];
+  const stop = async () => {
+    for (const ep of started.splice(0).reverse()) await ep.stop();
+    await service.close();
+  };
+  try {
+    for (const ep of service.entryPoints) {
+      await ep.start();
+      started.push(ep);
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { ...service, stop };
+}

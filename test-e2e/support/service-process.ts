@@ -1,0 +1,104 @@
+// Runs a built service or the gateway as its own process, as production does: the esbuild bundle
+// (`dist/start.js`, built by the test command's build stage) with OpenTelemetry loaded first.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+
+export interface ServiceProcess {
+  name: string;
+  url: string;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM and wait for a clean exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: no shutdown hook runs. */
+  kill(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1 (bound and released at once). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/**
+ * Starts `<dir>/dist/start.js` (dir: `services/<name>` or `gateway`) with `env` on a free port and
+ * waits until `/readyz` answers 200.
+ */
+export async function startServiceProcess(
+  dir: string,
+  env: Record<string, string>,
+  options: { port?: number; readyTimeoutMs?: number } = {},
+): Promise<ServiceProcess> {
+  const packageDir = path.join(repoRoot, dir);
+  const bundle = path.join(packageDir, 'dist', 'start.js');
+  if (!fs.existsSync(bundle)) {
+    throw new Error(`${bundle} is missing: build first (pnpm run build, or ./dev test which builds)`);
+  }
+  const port = options.port ?? (await freePort());
+  const register = path.join(packageDir, 'dist', 'register-telemetry.js');
+  const args = ['--enable-source-maps', ...(fs.existsSync(register) ? ['--require', register] : []), bundle];
+  let output = '';
+  const child = spawn(process.execPath, args, {
+    cwd: packageDir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'test',
+      ...env,
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const name = path.basename(dir);
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${name} exited while starting (${child.exitCode ?? child.signalCode}):\n${output}`);
+    }
+    try {
+      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} was not ready within the timeout:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  return {
+    name,
+    url,
+    output: () => output,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited(child);
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+  };
+}
