@@ -233,6 +233,54 @@ describe('connections', () => {
   });
 });
 
+describe('when the service closes a pooled connection as it is reused', () => {
+  // A service that answers the first request of each connection and drops the connection when a
+  // second request arrives on it: the race of a keep-alive timeout, made deterministic.
+  let server: http.Server;
+  let url = '';
+  const seen: { method: string; reused: boolean }[] = [];
+
+  beforeAll(async () => {
+    const served = new WeakSet<object>();
+    server = http.createServer((req, res) => {
+      const reused = served.has(req.socket);
+      seen.push({ method: req.method ?? '', reused });
+      if (reused) {
+        req.socket.destroy();
+        return;
+      }
+      served.add(req.socket);
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('retries a GET once on a fresh connection, but never a POST', async () => {
+    const flaky = await startHarness({ issuer: h.issuer, env: { ORDERS_URL: url } });
+    try {
+      await request(flaky.url).get('/v1/orders').set('Authorization', `Bearer ${token}`).expect(200);
+      await request(flaky.url).get('/v1/orders').set('Authorization', `Bearer ${token}`).expect(200);
+      expect(seen.map((s) => s.reused)).toEqual([false, true, false]);
+
+      const post = await request(flaky.url)
+        .post('/v1/orders')
+        .set('Authorization', `Bearer ${token}`)
+        .set('Content-Type', 'application/json')
+        .send('{"a":1}');
+      expectApiError(post, 503, 'api_error', 'service_unavailable');
+      expect(seen.slice(3)).toEqual([{ method: 'POST', reused: true }]);
+    } finally {
+      await flaky.stop();
+    }
+  });
+});
+
 describe('when the service fails', () => {
   it('answers 503 service_unavailable when nothing listens on the service port', async () => {
     const port = await closedPort();
