@@ -27,7 +27,7 @@ export const authConfigSchema = z.object({
   /** Where a new consumer group starts: the oldest retained event (true) or only new ones. */
   KAFKA_FROM_BEGINNING: env.bool(true),
   /** Longest a fetch waits on an idle topic (lower in tests). */
-  KAFKA_MAX_WAIT_MS: env.int(5000),
+  KAFKA_MAX_WAIT_MS: env.int(1000),
   REDIS_URL: env.url('redis://127.0.0.1:6379'),
   /** Prefix of the revocation keys the gateway reads (`<prefix>revoked:jti:<jti>` ...). */
   REDIS_KEY_PREFIX: z.string().default(''),
