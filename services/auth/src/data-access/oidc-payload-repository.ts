@@ -27,6 +27,8 @@ export class OidcPayloadRepository implements Adapter {
     private readonly knex: Knex,
     private readonly model: string,
     private readonly now: () => Date = () => new Date(),
+    /** Called (and awaited) after a Grant row is destroyed: the provider revoked that grant. */
+    private readonly onGrantDestroyed?: (grantId: string) => Promise<void>,
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
@@ -61,6 +63,7 @@ export class OidcPayloadRepository implements Adapter {
 
   async destroy(id: string): Promise<void> {
     await this.knex(OIDC_PAYLOADS_TABLE).where({ model: this.model, id }).delete();
+    if (this.model === 'Grant') await this.onGrantDestroyed?.(id);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {

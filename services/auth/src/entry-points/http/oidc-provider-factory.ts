@@ -109,8 +109,14 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const audience = config.API_AUDIENCE;
 
   const configuration: Configuration = {
+    // A destroyed grant (refresh token revoked or replayed, shopper deactivated) is denied at the
+    // gateway before the request that revoked it is answered.
     adapter: (name: string) =>
-      name === 'Client' ? new ClientAdapter(deps.clients) : new OidcPayloadRepository(deps.knex, name),
+      name === 'Client'
+        ? new ClientAdapter(deps.clients)
+        : new OidcPayloadRepository(deps.knex, name, undefined, (grantId) =>
+            revokeGrant(deps.revocation, grantId),
+          ),
     clients: [],
     jwks: { keys: deps.signingKeys },
     cookies: {
@@ -275,11 +281,6 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     return original.call(this, hashClientSecret(hmacKey, actual));
   };
 
-  provider.on('grant.revoked', (_ctx: KoaContextWithOIDC, grantId: string) => {
-    revokeGrant(deps.revocation, grantId).catch((err: unknown) =>
-      deps.logger.error({ err, grant_id: grantId }, 'could not record the grant revocation'),
-    );
-  });
   provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) =>
     deps.logger.error({ err }, 'oidc-provider server error'),
   );
