@@ -2,7 +2,8 @@
 // its own subcommands from src/entry-points/cli (registered in service-commands.ts).
 import { Command, InvalidArgumentError } from 'commander';
 import { randomUUID } from 'node:crypto';
-import { FulfilmentUpdate } from '@ordering/contracts';
+import fs from 'node:fs';
+import { FulfilmentUpdate, TOPICS, eventRoute, newEvent, parseEvent, type EventType } from '@ordering/contracts';
 import { defaultSettings, stackProcesses } from '../local/stack-definition';
 import { readStackFile, writeStackFile } from '../local/stack-file';
 import { seedDemoData } from './seed-demo-data';
@@ -71,8 +72,24 @@ program
         : {}),
     });
     const brokers = opts.brokers?.split(',') ?? readStackFile().kafka_brokers;
-    await publishMessage(brokers, 'fulfilment', orderId, message);
-    console.log(`published ${status} for ${orderId}`);
+    await publishMessage(brokers, TOPICS.fulfilment, orderId, message);
+    console.log(`published ${status} for ${orderId} (update ${message.id})`);
+  });
+
+program
+  .command('event')
+  .description('Publish a domain event (validated against the contract) to its topic, e.g. to test consumers')
+  .argument('<type>', 'event type, e.g. user.created')
+  .requiredOption('--cust-id <cust_id>', 'customer account of the event')
+  .requiredOption('--data-file <file>', 'JSON file with the event data (the resource as the REST API shows it)')
+  .option('--brokers <list>', 'Kafka brokers (default: from .local/stack.json)')
+  .action(async (type: string, opts: { custId: string; dataFile: string; brokers?: string }) => {
+    const data: unknown = JSON.parse(fs.readFileSync(opts.dataFile, 'utf8'));
+    const event = parseEvent(newEvent({ type: type as EventType, cust_id: opts.custId, data: data as never }));
+    const { topic, key } = eventRoute(event);
+    const brokers = opts.brokers?.split(',') ?? readStackFile().kafka_brokers;
+    await publishMessage(brokers, topic, key, event);
+    console.log(`published ${event.type} ${event.id} to ${topic} (key ${key})`);
   });
 
 addServiceCommands(program);

@@ -50,6 +50,7 @@ export async function startServiceProcess(
     throw new Error(`${bundle} is missing: build first (pnpm run build, or ./dev test which builds)`);
   }
   const port = options.port ?? (await freePort());
+  const name = path.basename(dir);
   const register = path.join(packageDir, 'dist', 'register-telemetry.js');
   const args = ['--enable-source-maps', ...(fs.existsSync(register) ? ['--require', register] : []), bundle];
   let output = '';
@@ -68,7 +69,6 @@ export async function startServiceProcess(
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
-  const name = path.basename(dir);
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
   for (;;) {

@@ -1,8 +1,11 @@
 // Which headers cross the gateway. Hop-by-hop headers (RFC 9110 section 7.6.1) belong to one
 // connection and never do. Towards a service, the client's credentials and anything claiming to be
 // internal (`X-Ordering-*`) are dropped; the gateway adds the signed identity, the request id and
-// `X-Forwarded-*`. End-to-end headers such as `traceparent`/`tracestate` pass unchanged.
+// `X-Forwarded-*`. End-to-end headers pass unchanged, except the trace context when OpenTelemetry
+// runs: then the gateway's own span continues the client's trace and the instrumented HTTP client
+// injects it, so copying the client's `traceparent` too would send two (and break the trace).
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { propagation } from '@opentelemetry/api';
 import type { TLSSocket } from 'node:tls';
 
 const HOP_BY_HOP = new Set([
@@ -21,6 +24,11 @@ const HOP_BY_HOP = new Set([
 /** Never forwarded to a service: set by the gateway, or the caller's credentials. */
 const REPLACED_UPSTREAM = new Set(['host', 'expect', 'authorization', 'cookie', 'x-request-id', 'forwarded']);
 const INTERNAL_PREFIX = 'x-ordering-';
+
+/** The headers a registered propagator writes (none without OpenTelemetry: the no-op one). */
+function propagatedFields(): Set<string> {
+  return new Set(propagation.fields().map((f) => f.toLowerCase()));
+}
 const FORWARDED_PREFIX = 'x-forwarded-';
 
 /** Never copied from a service's response: the gateway's own values win. */
@@ -56,10 +64,12 @@ export function upstreamRequestHeaders(
 ): Record<string, HeaderValue> {
   const incoming = req.headers;
   const listed = connectionListed(incoming.connection);
+  const propagated = propagatedFields();
   const out: Record<string, HeaderValue> = {};
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined) continue;
     if (HOP_BY_HOP.has(name) || REPLACED_UPSTREAM.has(name) || listed?.has(name)) continue;
+    if (propagated.has(name)) continue;
     if (name.startsWith(INTERNAL_PREFIX) || name.startsWith(FORWARDED_PREFIX)) continue;
     out[name] = value;
   }
