@@ -145,6 +145,22 @@ describe('sign-in page', () => {
   });
 });
 
+describe('sign-in while the customers service is down', () => {
+  it('shows a temporary-unavailability page (503), not a JSON error', async () => {
+    const { config } = await firstPartyWebClient();
+    const started = await startFlow(config, 'openid');
+    h.customers.setDown(true);
+    try {
+      const res = await signInAs(started, 'ann', 'correct horse');
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toMatch(/text\/html/);
+      expect(res.html).toMatch(/not possible right now/);
+    } finally {
+      h.customers.setDown(false);
+    }
+  });
+});
+
 describe('an unknown or expired sign-in', () => {
   it('is an HTML error page, not a JSON API error', async () => {
     const res = await fetch(`${h.issuer}/oauth/interaction/not-a-real-uid`);

@@ -18,6 +18,8 @@ export interface FakeCustomersService {
   url: string;
   add(shopper: FakeShopper): ShopperRecord;
   deactivate(login: string): void;
+  /** While down, every connection is dropped (the auth service sees a network error). */
+  setDown(down: boolean): void;
   /** Requests seen, e.g. to assert that the identity header was checked. */
   calls: { method: string; path: string; authorized: boolean }[];
   close(): Promise<void>;
@@ -26,8 +28,13 @@ export interface FakeCustomersService {
 export async function startFakeCustomersService(secret: string): Promise<FakeCustomersService> {
   const users = new Map<string, { record: ShopperRecord; password: string }>();
   const calls: FakeCustomersService['calls'] = [];
+  let down = false;
 
   const server = http.createServer((req, res) => {
+    if (down) {
+      req.socket.destroy();
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -115,6 +122,9 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
         user.record.status = 'deactivated';
         user.record.deactivated_at = new Date().toISOString();
       }
+    },
+    setDown(value) {
+      down = value;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
+import { UnavailableError } from '@ordering/errors';
 import type { Logger } from '@ordering/http';
 import { signIn, type SignInDeps } from '../../domain/sign-in-use-case';
 import { splitScopes } from '../../domain/scopes';
@@ -189,6 +190,19 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
         res,
         e.statusCode,
         errorPage(e.error, typeof e.error_description === 'string' ? e.error_description : undefined),
+      );
+      return;
+    }
+    if (err instanceof UnavailableError) {
+      deps.logger.warn({ err }, 'sign-in could not reach a dependency');
+      res.set('Retry-After', '5');
+      sendHtml(
+        res,
+        503,
+        errorPage(
+          'temporarily_unavailable',
+          'Signing in is not possible right now. Please try again in a moment.',
+        ),
       );
       return;
     }
