@@ -37,6 +37,7 @@ module.exports = {
     { ...common, displayName: 'libs', testMatch: ['<rootDir>/libs/*/test/**/*.test.ts'] },
     { ...common, displayName: 'gateway', testMatch: ['<rootDir>/gateway/test/**/*.test.ts'] },
     { ...common, displayName: 'services', testMatch: ['<rootDir>/services/*/test/**/*.test.ts'] },
+    { ...common, displayName: 'deploy', testMatch: ['<rootDir>/deploy/test/**/*.test.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test-e2e/**/*.test.ts'] },
   ],
 };

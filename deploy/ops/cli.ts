@@ -3,7 +3,14 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { FulfilmentUpdate, TOPICS, eventRoute, newEvent, parseEvent, type EventType } from '@ordering/contracts';
+import {
+  FulfilmentUpdate,
+  TOPICS,
+  eventRoute,
+  newEvent,
+  parseEvent,
+  type EventType,
+} from '@ordering/contracts';
 import { defaultSettings, stackProcesses } from '../local/stack-definition';
 import { readStackFile, writeStackFile } from '../local/stack-file';
 import { seedDemoData } from './seed-demo-data';
@@ -81,11 +88,16 @@ program
   .description('Publish a domain event (validated against the contract) to its topic, e.g. to test consumers')
   .argument('<type>', 'event type, e.g. user.created')
   .requiredOption('--cust-id <cust_id>', 'customer account of the event')
-  .requiredOption('--data-file <file>', 'JSON file with the event data (the resource as the REST API shows it)')
+  .requiredOption(
+    '--data-file <file>',
+    'JSON file with the event data (the resource as the REST API shows it)',
+  )
   .option('--brokers <list>', 'Kafka brokers (default: from .local/stack.json)')
   .action(async (type: string, opts: { custId: string; dataFile: string; brokers?: string }) => {
     const data: unknown = JSON.parse(fs.readFileSync(opts.dataFile, 'utf8'));
-    const event = parseEvent(newEvent({ type: type as EventType, cust_id: opts.custId, data: data as never }));
+    const event = parseEvent(
+      newEvent({ type: type as EventType, cust_id: opts.custId, data: data as never }),
+    );
     const { topic, key } = eventRoute(event);
     const brokers = opts.brokers?.split(',') ?? readStackFile().kafka_brokers;
     await publishMessage(brokers, topic, key, event);

@@ -1,0 +1,109 @@
+// The operator CLI as operators run it: a separate process publishing onto the real broker.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { FulfilmentUpdate, TOPICS, exampleUser, parseEvent } from '@ordering/contracts';
+import { readTopic, unique, type TopicReader } from '@ordering/testing';
+
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:29092').split(',');
+const kafka = new Kafka({ clientId: unique('ops-cli-test'), brokers, logLevel: logLevel.NOTHING });
+const root = path.resolve(__dirname, '..', '..');
+
+function ops(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'deploy/ops/cli.ts', ...args], { cwd: root });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let fulfilment: TopicReader;
+let users: TopicReader;
+
+beforeAll(async () => {
+  [fulfilment, users] = await Promise.all([
+    readTopic(kafka, TOPICS.fulfilment),
+    readTopic(kafka, TOPICS.users),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([fulfilment.stop(), users.stop()]);
+});
+
+describe('ops fulfilment', () => {
+  it('publishes a shipped update that the contract accepts, keyed by the order id', async () => {
+    const orderId = unique('ord');
+    const result = await ops([
+      'fulfilment',
+      orderId,
+      'shipped',
+      '--carrier',
+      'UPS',
+      '--tracking',
+      '1Z999',
+      '--estimated-delivery',
+      '2026-12-01',
+      '--brokers',
+      brokers.join(','),
+    ]);
+    expect(result).toMatchObject({ code: 0 });
+    const mine = () => fulfilment.messages.filter((m) => m.key === orderId);
+    await fulfilment.waitFor(() => mine().length > 0);
+    const update = FulfilmentUpdate.parse(JSON.parse(mine()[0]!.value!));
+    expect(update).toMatchObject({
+      order_id: orderId,
+      status: 'shipped',
+      shipment: { carrier: 'UPS', tracking_number: '1Z999', estimated_delivery: '2026-12-01' },
+    });
+  });
+
+  it('refuses an unknown status without publishing, naming the problem', async () => {
+    const result = await ops(['fulfilment', unique('ord'), 'teleported', '--brokers', brokers.join(',')]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/status/);
+  });
+});
+
+describe('ops event', () => {
+  it('publishes a domain event in the spec envelope to its topic', async () => {
+    const login = unique('ops-user');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ops-')), 'user.json');
+    fs.writeFileSync(file, JSON.stringify(exampleUser({ login, id: login, cust_id: 'OPS' })));
+    const result = await ops([
+      'event',
+      'user.created',
+      '--cust-id',
+      'OPS',
+      '--data-file',
+      file,
+      '--brokers',
+      brokers.join(','),
+    ]);
+    expect(result).toMatchObject({ code: 0 });
+    const mine = () => users.messages.filter((m) => m.key === login);
+    await users.waitFor(() => mine().length > 0);
+    const event = parseEvent(JSON.parse(mine()[0]!.value!));
+    expect(event).toMatchObject({ object: 'event', type: 'user.created', cust_id: 'OPS', api_version: 'v1' });
+  });
+
+  it('refuses data that does not match the event type', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ops-')), 'bad.json');
+    fs.writeFileSync(file, JSON.stringify({ login: 42 }));
+    const result = await ops([
+      'event',
+      'user.created',
+      '--cust-id',
+      'OPS',
+      '--data-file',
+      file,
+      '--brokers',
+      brokers.join(','),
+    ]);
+    expect(result.code).not.toBe(0);
+  });
+});
