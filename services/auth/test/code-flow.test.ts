@@ -226,6 +226,7 @@ describe('authorization code flow with PKCE', () => {
   it('refuses userinfo for a token without openid', async () => {
     const { config } = await firstPartyWebClient();
     const { tokens } = await codeFlow(config, 'orders:read');
+    expect(tokens.id_token).toBeUndefined();
     const res = await fetch(`${h.issuer}/oauth/userinfo`, {
       headers: { authorization: `Bearer ${tokens.access_token}` },
     });
