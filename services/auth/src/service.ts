@@ -167,6 +167,7 @@ export async function buildAuthService(
             audience: config.API_AUDIENCE,
             denylist,
             grantExists: (gid) => grantExists(knex, gid),
+            clientActive: async (clientId) => (await clients.find(clientId))?.status === 'active',
             now: () => Date.now() / 1000,
           },
         });

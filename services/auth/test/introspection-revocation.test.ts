@@ -4,6 +4,9 @@ import { SignJWT, importJWK } from 'jose';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { TOPICS, newEvent } from '@ordering/contracts';
 import { decodeKey } from '../src/config';
+import { ClientRepository } from '../src/data-access/client-repository';
+import { deleteGrantsOfClient } from '../src/data-access/oidc-payload-repository';
+import { disableClient } from '../src/domain/client-registration-use-case';
 import { decryptPrivateJwk } from '../src/domain/signing-key';
 import {
   AUDIENCE,
@@ -231,6 +234,39 @@ describe('revocation (RFC 7009)', () => {
       basic(s.id, s.secret),
     );
     expect(refresh.body.error).toBe('invalid_grant');
+  });
+});
+
+describe('a disabled client', () => {
+  it('loses its grants: refresh fails, its shopper tokens are denied at the gateway and inactive', async () => {
+    h.customers.add({ login: 'dan', password: 'dan-password', cust_id: 'ACME' });
+    const s = await shopperTokens('dan', 'dan-password');
+    const gid = (
+      JSON.parse(Buffer.from(s.tokens.access_token.split('.')[1]!, 'base64url').toString()) as { gid: string }
+    ).gid;
+    const observer = await serviceClient();
+    expect((await client.tokenIntrospection(observer.config, s.tokens.access_token)).active).toBe(true);
+
+    const result = await disableClient(
+      {
+        clients: new ClientRepository(h.db.knex),
+        secretKey: h.config.CLIENT_SECRET_KEY,
+        now: () => new Date(),
+        deleteGrantsOfClient: (id) => deleteGrantsOfClient(h.db.knex, id),
+        revocation: h.service.parts.revocation,
+      },
+      s.id,
+    );
+    expect(result.revokedGrants).toBe(1);
+    expect(await h.redis.exists(`${h.config.REDIS_KEY_PREFIX}revoked:grant:${gid}`)).toBe(1);
+    expect((await client.tokenIntrospection(observer.config, s.tokens.access_token)).active).toBe(false);
+    const refresh = await post(
+      '/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: s.tokens.refresh_token! },
+      basic(s.id, s.secret),
+    );
+    expect(refresh.status).toBe(401);
+    expect(refresh.body.error).toBe('invalid_client');
   });
 });
 

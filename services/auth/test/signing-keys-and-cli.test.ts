@@ -19,6 +19,8 @@ async function ops(...args: string[]): Promise<unknown> {
       DATABASE_URL: h.db.url,
       CLIENT_SECRET_KEY: h.config.CLIENT_SECRET_KEY,
       KEY_ENCRYPTION_KEY: h.config.KEY_ENCRYPTION_KEY,
+      REDIS_URL: h.config.REDIS_URL,
+      REDIS_KEY_PREFIX: h.config.REDIS_KEY_PREFIX,
     },
     out: (text) => printed.push(text),
   });
@@ -104,10 +106,37 @@ describe('operator CLI: clients', () => {
     const config = await h.discover(reg.client_id, rotated.client_secret);
     await expect(client.clientCredentialsGrant(config, { scope: 'orders:read' })).resolves.toBeDefined();
 
-    await ops('clients', 'disable', reg.client_id);
+    const issued = await client.clientCredentialsGrant(config, { scope: 'orders:read' });
+    const auditor = (await ops(
+      'clients',
+      'register',
+      '--name',
+      'Audit',
+      '--type',
+      'service',
+      '--scopes',
+      'orders:read',
+      '--cust-id',
+      'ACME',
+      '--login',
+      'audit',
+    )) as {
+      client_id: string;
+      client_secret: string;
+    };
+    const auditConfig = await h.discover(auditor.client_id, auditor.client_secret);
+    expect((await client.tokenIntrospection(auditConfig, issued.access_token)).active).toBe(true);
+
+    expect(await ops('clients', 'disable', reg.client_id)).toEqual({
+      client_id: reg.client_id,
+      status: 'disabled',
+      revoked_grants: 0,
+    });
     await expect(client.clientCredentialsGrant(config, { scope: 'orders:read' })).rejects.toMatchObject({
       status: 401,
     });
+    // Its tokens are no longer active.
+    expect((await client.tokenIntrospection(auditConfig, issued.access_token)).active).toBe(false);
   });
 
   it('registers a web client with redirect URIs, and refuses an unknown scope', async () => {

@@ -119,3 +119,17 @@ export async function deleteGrantsOfAccount(knex: Knex, accountId: string): Prom
     .delete();
   return ids;
 }
+
+/** Deletes every grant of a client and what is bound to them; returns the grant ids. */
+export async function deleteGrantsOfClient(knex: Knex, clientId: string): Promise<string[]> {
+  const grants = (await knex(OIDC_PAYLOADS_TABLE)
+    .select('id')
+    .where({ model: 'Grant' })
+    .andWhereRaw("payload->>'clientId' = ?", [clientId])) as { id: string }[];
+  const ids = grants.map((g) => g.id);
+  if (ids.length) {
+    await knex(OIDC_PAYLOADS_TABLE).whereIn('grant_id', ids).delete();
+    await knex(OIDC_PAYLOADS_TABLE).where({ model: 'Grant' }).whereIn('id', ids).delete();
+  }
+  return ids;
+}

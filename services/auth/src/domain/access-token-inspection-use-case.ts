@@ -23,6 +23,8 @@ export interface InspectionDeps {
   audience: string;
   denylist: RevocationDenylist;
   grantExists: (grantId: string) => Promise<boolean>;
+  /** Whether the client that obtained the token is still registered and enabled. */
+  clientActive: (clientId: string) => Promise<boolean>;
   /** Seconds since the epoch. */
   now: () => number;
 }
@@ -54,6 +56,7 @@ export async function inspectAccessToken(
   if (await deps.denylist.isTokenRevoked(claims.jti)) return undefined;
   const revokedAt = await deps.denylist.subjectRevokedAt(claims.sub);
   if (revokedAt !== undefined && claims.iat <= revokedAt) return undefined;
+  if (!(await deps.clientActive(claims.client_id))) return undefined;
   if (claims.gid) {
     if (await deps.denylist.isGrantRevoked(claims.gid)) return undefined;
     if (!(await deps.grantExists(claims.gid))) return undefined;

@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from '@ordering/errors';
 import type { ClientRepository } from '../data-access/client-repository';
 import { generateClientSecret, hashClientSecret } from './client-secret';
 import { validateRegistration, type ClientRegistration, type OAuthClient } from './oauth-client';
+import { revokeGrant, type RevocationDeps } from './revocation-use-case';
 
 export interface ClientRegistrationDeps {
   clients: ClientRepository;
@@ -57,8 +58,25 @@ export async function rotateClientSecret(deps: ClientRegistrationDeps, clientId:
   return secret;
 }
 
-/** A disabled client can no longer authenticate nor start a flow. */
-export async function disableClient(deps: ClientRegistrationDeps, clientId: string): Promise<void> {
+export interface ClientDisablingDeps extends ClientRegistrationDeps {
+  /** Deletes the client's grants (refresh tokens, codes) and returns their ids. */
+  deleteGrantsOfClient: (clientId: string) => Promise<string[]>;
+  revocation: RevocationDeps;
+}
+
+/**
+ * A disabled client can no longer authenticate nor start a flow; its grants are deleted and denied
+ * at the gateway (user-delegated access tokens carry the grant id). Its client-credentials access
+ * tokens carry no grant: introspection answers inactive for them at once, the gateway accepts them
+ * until they expire (at most the access token lifetime).
+ */
+export async function disableClient(
+  deps: ClientDisablingDeps,
+  clientId: string,
+): Promise<{ revokedGrants: number }> {
   if (!(await deps.clients.disable(clientId, deps.now())))
     throw new NotFoundError(`No client ${clientId}`, 'client_id');
+  const grants = await deps.deleteGrantsOfClient(clientId);
+  for (const grantId of grants) await revokeGrant(deps.revocation, grantId);
+  return { revokedGrants: grants.length };
 }

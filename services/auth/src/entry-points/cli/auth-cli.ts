@@ -7,7 +7,11 @@ import type { z } from 'zod';
 import { loadConfig } from '@ordering/config';
 import { createKnex, migrateLatest, type Knex } from '@ordering/db';
 import { authConfigSchema, decodeKey } from '../../config';
+import { Redis } from 'ioredis';
 import { ClientRepository } from '../../data-access/client-repository';
+import { deleteGrantsOfClient } from '../../data-access/oidc-payload-repository';
+import { RedisRevocationDenylist } from '../../data-access/revocation-denylist';
+import { OutboxRevocationPublisher } from '../../data-access/revocation-outbox';
 import { SigningKeyRepository } from '../../data-access/signing-key-repository';
 import {
   disableClient,
@@ -25,6 +29,8 @@ export const cliEnvSchema = authConfigSchema.pick({
   DATABASE_URL: true,
   CLIENT_SECRET_KEY: true,
   KEY_ENCRYPTION_KEY: true,
+  REDIS_URL: true,
+  REDIS_KEY_PREFIX: true,
 });
 
 export interface AuthCliIo {
@@ -132,8 +138,26 @@ export function authCli(io: AuthCliIo = {}): Command {
     .description('Disable a client: it can no longer authenticate or start a flow')
     .action(async (clientId: string) => {
       await withDatabase(source, async (knex, cfg) => {
-        await disableClient(registrationDeps(knex, cfg), clientId);
-        print({ client_id: clientId, status: 'disabled' });
+        // The client's grants are denied at the gateway through the same Redis denylist.
+        const redis = new Redis(cfg.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+        try {
+          await redis.connect();
+          const { revokedGrants } = await disableClient(
+            {
+              ...registrationDeps(knex, cfg),
+              deleteGrantsOfClient: (id) => deleteGrantsOfClient(knex, id),
+              revocation: {
+                denylist: new RedisRevocationDenylist(redis, cfg.REDIS_KEY_PREFIX),
+                publisher: new OutboxRevocationPublisher(knex),
+                now: () => Date.now() / 1000,
+              },
+            },
+            clientId,
+          );
+          print({ client_id: clientId, status: 'disabled', revoked_grants: revokedGrants });
+        } finally {
+          redis.disconnect();
+        }
       });
     });
 
