@@ -8,3 +8,4 @@ export * from './create-app';
 export * from './identity';
 export * from './pagination';
 export * from './entry-point';
+export * from './service-main';

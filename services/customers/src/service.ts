@@ -3,7 +3,14 @@
 // entry points under runService (production).
 import type { Knex } from 'knex';
 import { createKnex, databaseReadinessCheck, ensureDatabase, migrateLatest } from '@ordering/db';
-import { type EntryPoint, type Logger, createApp, createLogger, httpEntryPoint } from '@ordering/http';
+import {
+  type EntryPoint,
+  type Logger,
+  createApp,
+  createLogger,
+  httpEntryPoint,
+  startInProcess,
+} from '@ordering/http';
 import { KafkaHealth, OutboxRelay, createKafka } from '@ordering/messaging';
 import { migrations } from '../migrations';
 import type { CustomersConfig } from './config';
@@ -109,20 +116,8 @@ export async function startCustomersService(
   config: CustomersConfig,
   options: CustomersServiceOptions = {},
 ): Promise<{ url: string; stop(): Promise<void>; knex: Knex; useCases: UseCases }> {
-  const service = await buildCustomersService(config, options);
-  const started: EntryPoint[] = [];
-  const stopAll = async () => {
-    for (const ep of [...started].reverse()) await ep.stop();
-    await service.close();
-  };
-  try {
-    for (const ep of service.entryPoints) {
-      await ep.start();
-      started.push(ep);
-    }
-  } catch (err) {
-    await stopAll();
-    throw err;
-  }
-  return { url: service.url(), stop: stopAll, knex: service.knex, useCases: service.useCases };
+  const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+  const service = await buildCustomersService(config, { ...options, logger });
+  const running = await startInProcess(service, { service: config.SERVICE_NAME, logger });
+  return { url: service.url(), stop: running.stop, knex: service.knex, useCases: service.useCases };
 }

@@ -3,7 +3,14 @@
 // points under runService (production).
 import type { Knex } from 'knex';
 import { createKnex, databaseReadinessCheck, ensureDatabase, migrateLatest } from '@ordering/db';
-import { type EntryPoint, type Logger, createApp, createLogger, httpEntryPoint } from '@ordering/http';
+import {
+  type EntryPoint,
+  type Logger,
+  createApp,
+  createLogger,
+  httpEntryPoint,
+  startInProcess,
+} from '@ordering/http';
 import { KafkaHealth, createKafka, type ConsumerRunner } from '@ordering/messaging';
 import { migrations } from '../migrations';
 import type { WebhooksConfig } from './config';
@@ -75,20 +82,8 @@ export async function startWebhooksService(
   config: WebhooksConfig,
   options: { logger?: Logger } = {},
 ): Promise<WebhooksService & { stop(): Promise<void> }> {
-  const service = await buildWebhooksService(config, options);
-  const started: EntryPoint[] = [];
-  const stop = async () => {
-    for (const ep of started.splice(0).reverse()) await ep.stop();
-    await service.close();
-  };
-  try {
-    for (const ep of service.entryPoints) {
-      await ep.start();
-      started.push(ep);
-    }
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { ...service, stop };
+  const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+  const service = await buildWebhooksService(config, { logger });
+  const running = await startInProcess(service, { service: config.SERVICE_NAME, logger });
+  return { ...service, stop: running.stop };
 }
