@@ -1,14 +1,20 @@
 // The auth service, assembled: database (migrated, signing key ensured), Redis (revocation
 // denylist, sign-in throttle), oidc-provider behind an Express app, and the entry points.
 // `startAuthService` runs it in-process (tests, e2e); start.ts runs it as the production process.
-import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import type { Knex } from 'knex';
 import type Provider from 'oidc-provider';
 import type { JWK } from 'oidc-provider';
 import { createKnex, databaseReadinessCheck, ensureDatabase, migrateLatest } from '@ordering/db';
-import { createApp, createLogger, httpEntryPoint, type EntryPoint, type Logger } from '@ordering/http';
+import {
+  createApp,
+  createLogger,
+  httpEntryPoint,
+  startInProcess,
+  type EntryPoint,
+  type Logger,
+} from '@ordering/http';
 import { KafkaHealth, OutboxRelay, createKafka, type ConsumerRunner } from '@ordering/messaging';
 import { decodeKey, type AuthConfig } from './config';
 import { ClientRepository } from './data-access/client-repository';
@@ -238,37 +244,19 @@ function housekeepingEntryPoint(deps: {
   };
 }
 
-/** Starts the auth service in-process. */
+/** Starts the auth service in-process (tests, e2e). */
 export async function startAuthService(
   config: AuthConfig,
   options: AuthServiceOptions = {},
 ): Promise<AuthService> {
-  const built = await buildAuthService(config, options);
-  const started: EntryPoint[] = [];
-  try {
-    for (const ep of built.entryPoints) {
-      await ep.start();
-      started.push(ep);
-    }
-  } catch (err) {
-    for (const ep of started.reverse()) await ep.stop().catch(() => {});
-    await built.close();
-    throw err;
-  }
-  const server: Server | undefined = built.http.server();
-  if (!server) throw new Error('auth HTTP entry point did not start');
-  let stopping: Promise<void> | undefined;
+  const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+  const built = await buildAuthService(config, { ...options, logger });
+  const running = await startInProcess(built, { service: config.SERVICE_NAME, logger });
   return {
     url: built.http.url(),
     reloadKeys: built.reloadKeys,
     waitForConsumers: (timeoutMs) => built.consumer.waitForGroupJoin(timeoutMs),
     parts: built.parts,
-    stop: () => {
-      stopping ??= (async () => {
-        for (const ep of [...started].reverse()) await ep.stop();
-        await built.close();
-      })();
-      return stopping;
-    },
+    stop: running.stop,
   };
 }
