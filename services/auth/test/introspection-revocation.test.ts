@@ -292,9 +292,11 @@ describe('a deactivated shopper', () => {
     });
 
     const sub = `shopper:acme:${user.login}`;
+    // Behaviour, not timing: the bound (within 5 s on a quiet machine) is a documented property; a
+    // loaded CI machine running two test workers beside the broker may take longer.
     await waitFor(
       async () => (await h.redis.exists(`${h.config.REDIS_KEY_PREFIX}revoked:sub:${sub}`)) === 1,
-      5000,
+      20_000,
       'subject denylisted',
     );
     const mark = Number(await h.redis.get(`${h.config.REDIS_KEY_PREFIX}revoked:sub:${sub}`));
