@@ -14,6 +14,11 @@ export const gatewayEnvSchema = z.object({
   AUTH_JWKS_URL: env.url(),
   AUTH_ISSUER: env.string(),
   API_AUDIENCE: env.string(),
+  /**
+   * Public origin of the API in this environment (e.g. `https://api.ordering.example`), the
+   * `servers` URL of /v1/openapi.json. Unset: `/`, the host that served the document.
+   */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Allowed clock difference for `exp`/`nbf`/`iat`, in seconds. */
   CLOCK_TOLERANCE_SECONDS: env.int(5).pipe(z.number().min(0).max(300)),
   /** How long a fetched signing key is trusted before the JWKS is fetched again. */

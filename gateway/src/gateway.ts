@@ -1,18 +1,18 @@
 // Assembles the gateway from its configuration: Redis, token verification, route table, pools and
 // the HTTP entry point. `startGateway` runs it in-process (tests, the end-to-end harness);
 // start.ts runs the same entry points as a process that stops on SIGTERM.
-import type { RequestHandler } from 'express';
 import { type EntryPoint, type Logger, createLogger, httpEntryPoint, runService } from '@ordering/http';
 import { createGatewayApp } from './app';
 import { RevocationList } from './auth/revocation-list';
 import { createTokenVerifier } from './auth/token-verifier';
 import type { GatewayConfig } from './config';
 import { openApiDocument } from './openapi-document';
+import { openApiEndpoint } from './openapi/openapi-endpoint';
 import { UpstreamPools } from './proxy/upstream-pools';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { createRedisConnection } from './redis-connection';
 import { RouteMatcher } from './route-matcher';
-import { ROUTES } from './route-table';
+import { PREFIX_ROUTES, ROUTES } from './route-table';
 
 export interface Gateway {
   /** Started first, stopped last: Redis and the upstream pools. Then the HTTP server. */
@@ -45,10 +45,13 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
     },
     { connections: config.UPSTREAM_CONNECTIONS, timeoutMs: config.UPSTREAM_TIMEOUT_MS },
   );
-  const openApi = JSON.stringify(openApiDocument(ROUTES, { authIssuer: config.AUTH_ISSUER }));
-  const serveOpenApi: RequestHandler = (_req, res) => {
-    res.type('application/json').send(openApi);
-  };
+  // Generated once, here, not per request.
+  const serveOpenApi = openApiEndpoint(
+    openApiDocument(ROUTES, {
+      authIssuer: config.AUTH_ISSUER,
+      ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+    }),
+  );
 
   const app = createGatewayApp({
     service: config.SERVICE_NAME,
@@ -62,7 +65,7 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
       },
     ],
     api: {
-      matcher: new RouteMatcher(ROUTES),
+      matcher: new RouteMatcher(ROUTES, PREFIX_ROUTES),
       verifier: createTokenVerifier({
         jwksUrl: config.AUTH_JWKS_URL,
         issuer: config.AUTH_ISSUER,

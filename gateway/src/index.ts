@@ -6,5 +6,13 @@ export {
   createGateway,
   startGateway,
 } from './gateway';
-export { ROUTES, type Route, type Scope, type ServiceName } from './route-table';
-export { openApiDocument } from './openapi-document';
+export {
+  PREFIX_ROUTES,
+  ROUTES,
+  type PrefixRoute,
+  type Route,
+  type Scope,
+  type ServiceName,
+} from './route-table';
+export { type OpenApiOptions, openApiDocument } from './openapi-document';
+export { openApiEndpoint } from './openapi/openapi-endpoint';

@@ -1,107 +1,247 @@
-// A minimal OpenAPI 3.1 description built from the route table: every path, method, path
-// parameter and required scope, and the error body. A later step generates the full document
-// (request and response schemas) from libs/contracts.
+// The public OpenAPI 3.1 document (GET /v1/openapi.json), generated from the shared contracts
+// (libs/contracts: named zod schemas of every resource, request body, list envelope and query) and
+// the route table: every routed operation with its parameters, body, success answer, the errors it
+// can answer, the response headers, and the scopes it needs. Built once at start-up.
+import { API_COMPONENTS, OpenAPIRegistry, OpenApiGeneratorV31, z } from '@ordering/contracts';
+import {
+  OPERATIONS,
+  type OperationSpec,
+  PATH_PARAMETER_DESCRIPTIONS,
+  type RouteKey,
+  TAGS,
+} from './openapi/operation-catalog';
+import {
+  ERROR_RESPONSES,
+  HEADER_COMPONENTS,
+  type SharedErrorStatus,
+  commonHeaders,
+  conflictResponse,
+  errorResponseRef,
+} from './openapi/openapi-responses';
+import {
+  WEBHOOK_SIGNATURE_SCHEME,
+  registerEventWebhooks,
+  webhookSignatureScheme,
+} from './openapi/openapi-webhooks';
+import { SECURITY_SCHEME_NAME, oauth2SecurityScheme, securityRequirements } from './openapi/openapi-security';
 import type { Route } from './route-table';
 
 type JsonObject = Record<string, unknown>;
 
-const ERROR_SCHEMA = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['type', 'code', 'message', 'request_id'],
-      properties: {
-        type: { type: 'string' },
-        code: { type: 'string' },
-        message: { type: 'string' },
-        param: { type: 'string' },
-        request_id: { type: 'string' },
-      },
-    },
-  },
-};
-
-function operationId(route: Route): string {
-  const words = route.path
-    .replace(/^\/v1\//, '')
-    .replace(/\.json$/, '')
-    .split('/')
-    .map((s) => s.replace(/[{}]/g, ''))
-    .join('_');
-  return `${route.method.toLowerCase()}_${words}`;
-}
-
-function operationOf(route: Route): JsonObject {
-  const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({
-    name: m[1],
-    in: 'path',
-    required: true,
-    schema: { type: 'string' },
-  }));
-  const errorResponse = {
-    description: 'An error',
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-  };
-  return {
-    operationId: operationId(route),
-    summary: route.summary,
-    ...(params.length > 0 ? { parameters: params } : {}),
-    security: route.service === 'gateway' ? [] : [{ oauth2: [...route.scopes] }],
-    ...(route.scopes.length > 0 ? { 'x-required-scopes-any-of': [...route.scopes] } : {}),
-    responses: {
-      '200': { description: 'Success', content: { 'application/json': { schema: { type: 'object' } } } },
-      default: errorResponse,
-    },
-  };
-}
-
 export interface OpenApiOptions {
-  /** The OAuth host origin (token and authorization endpoints). */
+  /** The OAuth host origin (AUTH_ISSUER): authorization and token URLs of the flows. */
   authIssuer: string;
+  /**
+   * The public origin of the API (PUBLIC_BASE_URL), e.g. `https://api.ordering.example`; paths
+   * carry `/v1`. Unset: the server is `/`, the host that served the document.
+   */
+  publicBaseUrl?: string;
 }
 
-export function openApiDocument(routes: readonly Route[], options: OpenApiOptions): JsonObject {
-  const paths: Record<string, JsonObject> = {};
-  for (const route of routes) {
-    const item = (paths[route.path] ??= {});
-    item[route.method.toLowerCase()] = operationOf(route);
-  }
-  const issuer = options.authIssuer.replace(/\/$/, '');
-  return {
-    openapi: '3.1.0',
-    info: { title: 'Ordering Service API', version: 'v1' },
-    servers: [{ url: '/' }],
-    paths,
-    components: {
-      schemas: { Error: ERROR_SCHEMA },
-      securitySchemes: {
-        oauth2: {
-          type: 'oauth2',
-          flows: {
-            authorizationCode: {
-              authorizationUrl: `${issuer}/oauth/authorize`,
-              tokenUrl: `${issuer}/oauth/token`,
-              refreshUrl: `${issuer}/oauth/token`,
-              scopes: SCOPES,
+export const API_TITLE = 'Ordering Service API';
+export const API_VERSION = 'v1';
+
+const DESCRIPTION = [
+  'B2B ordering: orders, the catalog as seen by one customer account, customer accounts, shopper users,',
+  'approvals and webhook subscriptions. JSON over HTTPS with OAuth 2.0 bearer tokens.',
+  '',
+  "Lists are cursor-paginated (`limit` 1..100, default 25; `starting_after` = the previous page's",
+  '`next_cursor`). Creating POSTs accept `Idempotency-Key` (24 hours). Every error has the `Error`',
+  'body with `error.request_id` equal to the `X-Request-Id` header. Money amounts are integers in the',
+  "currency's minor unit. Additive changes (new fields, new endpoints) may be released within /v1:",
+  'ignore unknown fields. Events pushed to webhook subscribers are described under `webhooks`.',
+].join('\n');
+
+/** `/v1/orders/{id}` -> the schema of its path parameters, or undefined without any. */
+function pathParams(path: string): z.ZodObject | undefined {
+  const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+  if (names.length === 0) return undefined;
+  return z.object(
+    Object.fromEntries(
+      names.map((name) => [
+        name,
+        z
+          .string()
+          .min(1)
+          .openapi({ description: PATH_PARAMETER_DESCRIPTIONS[name] ?? `The ${name}` }),
+      ]),
+    ),
+  );
+}
+
+const IdempotencyHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({
+      description:
+        'A unique value (a UUID is recommended). A retry with the same key and body within 24 hours ' +
+        'answers the original status and body with `Idempotent-Replayed: true`.',
+      example: '5f1d7c3e-9a64-4c1b-8f0e-2b7f4a8c9d10',
+    }),
+});
+
+/** The error statuses an operation can answer, per decisions.md's Errors table. */
+function errorResponsesOf(spec: OperationSpec, hasPathParams: boolean): Record<string, unknown> {
+  const shared: SharedErrorStatus[] = [401, 403];
+  if (spec.body) shared.push(400);
+  if (hasPathParams || spec.namesAccount) shared.push(404);
+  if (spec.body) shared.push(413);
+  if (spec.body || spec.query || spec.idempotent) shared.push(422);
+  shared.push(429, 500, 503, 504);
+  const responses: Record<string, unknown> = {};
+  for (const status of shared.sort((a, b) => a - b)) responses[status] = errorResponseRef(status);
+  const conflicts = [
+    ...(spec.conflicts ?? []).map((code) => ({ type: 'invalid_request', code })),
+    ...(spec.idempotent ? [{ type: 'invalid_request', code: 'idempotency_key_in_use' }] : []),
+  ];
+  if (conflicts.length > 0) responses[409] = conflictResponse(conflicts);
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
+function registerUpstreamOperation(registry: OpenAPIRegistry, route: Route, spec: OperationSpec): void {
+  const params = pathParams(route.path);
+  registry.registerPath({
+    method: route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete',
+    path: route.path,
+    operationId: spec.operationId,
+    summary: route.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    tags: [spec.tag],
+    security: securityRequirements(route.scopes),
+    request: {
+      ...(params ? { params } : {}),
+      ...(spec.query ? { query: spec.query } : {}),
+      ...(spec.idempotent ? { headers: IdempotencyHeaders } : {}),
+      ...(spec.body
+        ? {
+            body: {
+              required: spec.body.required,
+              content: { 'application/json': { schema: spec.body.schema } },
             },
-            clientCredentials: { tokenUrl: `${issuer}/oauth/token`, scopes: SCOPES },
+          }
+        : {}),
+    },
+    responses: {
+      [spec.success.status]: {
+        description: spec.success.description,
+        headers: {
+          ...commonHeaders(),
+          ...(spec.idempotent
+            ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } }
+            : {}),
+        },
+        content: { 'application/json': { schema: spec.success.schema } },
+      },
+      ...errorResponsesOf(spec, params !== undefined),
+    },
+  });
+}
+
+/** GET /v1/openapi.json, answered by the gateway itself without a token. */
+function registerDocumentOperation(registry: OpenAPIRegistry, route: Route): void {
+  const cacheHeaders = {
+    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+    ETag: { description: 'Version of the document', required: true, schema: { type: 'string' as const } },
+    'Cache-Control': {
+      description: 'How long the document may be cached',
+      schema: { type: 'string' as const },
+    },
+  };
+  registry.registerPath({
+    method: 'get',
+    path: route.path,
+    operationId: 'getOpenApiDocument',
+    summary: route.summary,
+    description: 'This document. No token needed. Send `If-None-Match` with the last `ETag` to revalidate.',
+    tags: ['Meta'],
+    security: [],
+    request: {
+      headers: z.object({
+        'If-None-Match': z.string().optional().openapi({ description: 'The `ETag` of a copy already held' }),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'The OpenAPI 3.1 document',
+        headers: cacheHeaders,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['openapi', 'info', 'paths'],
+              properties: {
+                openapi: { type: 'string' as const },
+                info: { type: 'object' as const },
+                paths: { type: 'object' as const },
+              },
+            },
           },
         },
       },
+      304: { description: 'The copy named by `If-None-Match` is current', headers: cacheHeaders },
     },
-  };
+  });
 }
 
-const SCOPES: Record<string, string> = {
-  openid: 'ID token; required for OpenID Connect flows',
-  profile: 'Name, employee ID, department, cost center',
-  email: 'Email address and verification status',
-  'orders:read': 'Read own orders and history',
-  'orders:write': 'Create and cancel orders',
-  'catalog:read': 'Read catalog, pricing, inventory',
-  'users:read': 'Read shopper records in the customer account',
-  'users:write': 'Create, update, deprovision shopper records',
-  'admin:all': 'Full administrative access (customer admins only)',
-};
+/** The server URL: the public origin without a trailing `/` or `/v1` (paths start with /v1). */
+function serverUrl(publicBaseUrl: string | undefined): string {
+  if (!publicBaseUrl) return '/';
+  return publicBaseUrl.replace(/\/+$/, '').replace(/\/v1$/, '') || '/';
+}
+
+export function openApiDocument(routes: readonly Route[], options: OpenApiOptions): JsonObject {
+  const registry = new OpenAPIRegistry();
+  // Every named schema of the contracts but `Event` (the union of the per-type event schemas that
+  // the `webhooks` entries use one by one).
+  for (const [name, schema] of Object.entries(API_COMPONENTS))
+    if (name !== 'Event') registry.register(name, schema);
+  for (const [name, header] of Object.entries(HEADER_COMPONENTS))
+    registry.registerComponent('headers', name, header);
+  for (const [name, response] of Object.values(ERROR_RESPONSES))
+    registry.registerComponent('responses', name, response);
+  registry.registerComponent(
+    'securitySchemes',
+    SECURITY_SCHEME_NAME,
+    oauth2SecurityScheme(options.authIssuer),
+  );
+  registry.registerComponent('securitySchemes', WEBHOOK_SIGNATURE_SCHEME, webhookSignatureScheme);
+
+  const documented = new Set<string>();
+  for (const route of routes) {
+    const key: RouteKey = `${route.method} ${route.path}`;
+    if (route.service === 'gateway') {
+      if (route.path !== '/v1/openapi.json') throw new Error(`No OpenAPI description of ${key}`);
+      registerDocumentOperation(registry, route);
+      continue;
+    }
+    const spec = OPERATIONS[key];
+    if (!spec) throw new Error(`No OpenAPI description of ${key}: add it to OPERATIONS`);
+    registerUpstreamOperation(registry, route, spec);
+    documented.add(key);
+  }
+  const unrouted = Object.keys(OPERATIONS).filter((key) => !documented.has(key));
+  if (unrouted.length > 0) throw new Error(`OPERATIONS describes unrouted ${unrouted.join(', ')}`);
+
+  registerEventWebhooks(registry);
+
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: API_TITLE,
+      version: API_VERSION,
+      description: DESCRIPTION,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [
+      {
+        url: serverUrl(options.publicBaseUrl),
+        description: options.publicBaseUrl ? 'This environment' : 'The host that served this document',
+      },
+    ],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+  });
+  return document as unknown as JsonObject;
+}

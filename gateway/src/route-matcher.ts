@@ -1,7 +1,7 @@
 // Finds the route-table entry for a request: the route and its path parameters, or "this path
 // exists with other methods" (405 with Allow), or nothing (404).
 import { AppError, NotFoundError } from '@ordering/errors';
-import type { Route } from './route-table';
+import type { PrefixRoute, Route, UpstreamRoute } from './route-table';
 
 export type RouteMatch =
   | { kind: 'route'; route: Route; params: Record<string, string> }
@@ -39,7 +39,7 @@ export function unknownPath(method: string, path: string): NotFoundError {
 
 const PARAM = /^\{([a-z_][a-z0-9_]*)\}$/i;
 
-function allowOf(methods: Map<string, Route>): string[] {
+function allowOf(methods: Map<string, Route | UpstreamRoute>): string[] {
   const allow = [...methods.keys()];
   if (methods.has('GET')) allow.push('HEAD');
   return allow.sort();
@@ -57,11 +57,28 @@ function paramValue(raw: string): string | undefined {
   return value;
 }
 
+interface PrefixEntry {
+  /** The prefix's segments, e.g. ['scim', 'v2']. */
+  segments: string[];
+  methods: Map<string, UpstreamRoute>;
+  allow: string[];
+}
+
 export class RouteMatcher {
   /** Path entries by segment count, most literal segments first. */
   private readonly bySegmentCount = new Map<number, PathEntry[]>();
+  private readonly prefixes: PrefixEntry[];
 
-  constructor(routes: readonly Route[]) {
+  constructor(routes: readonly Route[], prefixRoutes: readonly PrefixRoute[] = []) {
+    this.prefixes = prefixRoutes.map((p) => {
+      const methods = new Map<string, UpstreamRoute>(
+        p.methods.map((method) => [
+          method,
+          { method, path: `${p.prefix}/*`, service: p.service, scopes: p.scopes, summary: p.summary },
+        ]),
+      );
+      return { segments: p.prefix.split('/').slice(1), methods, allow: allowOf(methods) };
+    });
     const byPattern = new Map<string, PathEntry>();
     for (const route of routes) {
       let entry = byPattern.get(route.path);
@@ -95,14 +112,29 @@ export class RouteMatcher {
   match(method: string, path: string): RouteMatch {
     if (!path.startsWith('/')) return { kind: 'none' };
     const parts = path.split('/').slice(1);
-    const candidates = this.bySegmentCount.get(parts.length);
-    if (!candidates) return { kind: 'none' };
-    for (const entry of candidates) {
+    for (const entry of this.bySegmentCount.get(parts.length) ?? []) {
       const params = this.paramsOf(entry, parts);
       if (!params) continue;
       const route = entry.methods.get(method) ?? (method === 'HEAD' ? entry.methods.get('GET') : undefined);
       if (!route) return { kind: 'wrong_method', allow: entry.allow };
       return { kind: 'route', route, params };
+    }
+    return this.matchPrefix(method, parts);
+  }
+
+  /**
+   * A path under a prefix route: at least one segment after the prefix, none of them empty or
+   * able to climb out of its place (`.`, `..`, an encoded `/` or `\`).
+   */
+  private matchPrefix(method: string, parts: string[]): RouteMatch {
+    for (const entry of this.prefixes) {
+      if (parts.length <= entry.segments.length) continue;
+      if (entry.segments.some((segment, i) => parts[i] !== segment)) continue;
+      const rest = parts.slice(entry.segments.length);
+      if (rest.some((part) => part === '' || paramValue(part) === undefined)) return { kind: 'none' };
+      const route = entry.methods.get(method) ?? (method === 'HEAD' ? entry.methods.get('GET') : undefined);
+      if (!route) return { kind: 'wrong_method', allow: entry.allow };
+      return { kind: 'route', route, params: {} };
     }
     return { kind: 'none' };
   }

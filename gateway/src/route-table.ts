@@ -30,6 +30,18 @@ export interface GatewayRoute {
 
 export type Route = UpstreamRoute | GatewayRoute;
 
+/**
+ * Every path under `prefix` (one or more further segments) with one of `methods`, forwarded as is.
+ * For a protocol with its own discovery and paths (SCIM 2.0), which the OpenAPI document leaves out.
+ */
+export interface PrefixRoute {
+  prefix: string;
+  methods: readonly HttpMethod[];
+  service: ServiceName;
+  scopes: readonly Scope[];
+  summary: string;
+}
+
 export const ROUTES: readonly Route[] = [
   // The machine-readable description (served by the gateway, no token).
   { method: 'GET', path: '/v1/openapi.json', service: 'gateway', scopes: [], summary: 'OpenAPI description' },
@@ -221,5 +233,21 @@ export const ROUTES: readonly Route[] = [
     service: 'webhooks',
     scopes: ['admin:all'],
     summary: 'Replay a delivery',
+  },
+];
+
+/**
+ * SCIM 2.0 (RFC 7644), the standard provisioning feed of identity providers, kept by the customers
+ * service: `/scim/v2/Users`, `/Users/{id}`, `/ServiceProviderConfig`, `/ResourceTypes`, `/Schemas`.
+ * The bearer token is verified and the identity header sent as for /v1; errors from the service are
+ * in the SCIM error format, the gateway's own (401, 403, 429, 503) in the API's.
+ */
+export const PREFIX_ROUTES: readonly PrefixRoute[] = [
+  {
+    prefix: '/scim/v2',
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    service: 'customers',
+    scopes: ['users:write'],
+    summary: 'SCIM 2.0 provisioning of users',
   },
 ];

@@ -87,32 +87,6 @@ describe('routing by the route table', () => {
   });
 });
 
-describe('GET /v1/openapi.json', () => {
-  it('is served by the gateway without a token: OpenAPI 3.1 with every path of the route table', async () => {
-    const res = await request(h.url).get('/v1/openapi.json').expect(200);
-    expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body.openapi).toBe('3.1.0');
-    expect(res.body.info).toEqual({ title: 'Ordering Service API', version: 'v1' });
-    for (const route of ROUTES) {
-      const operation = res.body.paths[route.path]?.[route.method.toLowerCase()];
-      expect(operation).toBeDefined();
-      const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-      expect((operation.parameters ?? []).map((p: { name: string }) => p.name)).toEqual(params);
-      if (route.service !== 'gateway') expect(operation.security).toEqual([{ oauth2: [...route.scopes] }]);
-    }
-    expect(res.body.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(
-      `${h.issuer.issuer}/oauth/token`,
-    );
-    expect(Object.values(h.upstreams).every((u) => u.received.length === 0)).toBe(true);
-  });
-
-  it('answers 405 to other methods', async () => {
-    const res = await request(h.url).post('/v1/openapi.json');
-    expectApiError(res, 405, 'invalid_request', 'method_not_allowed');
-    expect(res.headers.allow).toBe('GET, HEAD');
-  });
-});
-
 describe('health', () => {
   it('answers /healthz and /readyz with Redis ok', async () => {
     await request(h.url).get('/healthz').expect(200, { status: 'ok' });

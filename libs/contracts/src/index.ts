@@ -9,6 +9,8 @@ export * from './schemas/catalog-schemas';
 export * from './schemas/user-schemas';
 export * from './schemas/approval-schemas';
 export * from './schemas/webhook-schemas';
+export * from './schemas/webhook-delivery-schemas';
+export * from './schemas/list-schemas';
 export * from './events/event-types';
 export * from './events/event-data-schemas';
 export * from './events/event-envelope';

@@ -15,6 +15,16 @@ import { Address, ApprovalChain, Customer, PutApprovalChainRequest } from './sch
 import { CancelOrderRequest, CreateOrderRequest, Order, OrderItem } from './schemas/order-schemas';
 import { CreateUserRequest, UpdateUserRequest, User } from './schemas/user-schemas';
 import {
+  ApprovalList,
+  CatalogItemList,
+  CustomerList,
+  OrderList,
+  UserList,
+  WebhookDeliveryList,
+  WebhookSubscriptionList,
+} from './schemas/list-schemas';
+import { WebhookDelivery, WebhookDeliveryAttempt } from './schemas/webhook-delivery-schemas';
+import {
   CreateWebhookRequest,
   DeletedWebhookSubscription,
   UpdateWebhookRequest,
@@ -45,6 +55,15 @@ export const API_COMPONENTS: Record<string, z.ZodType> = {
   CreateWebhookRequest,
   UpdateWebhookRequest,
   DeletedWebhookSubscription,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  OrderList,
+  CatalogItemList,
+  CustomerList,
+  UserList,
+  ApprovalList,
+  WebhookSubscriptionList,
+  WebhookDeliveryList,
   Error: ErrorBody,
   Event: EventEnvelope,
 };
@@ -79,4 +98,4 @@ export function generateOpenApiDocument(
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({ openapi: '3.1.0', info, servers });
 }
 
-export { OpenAPIRegistry };
+export { OpenAPIRegistry, OpenApiGeneratorV31 };

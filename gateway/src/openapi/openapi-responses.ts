@@ -1,0 +1,131 @@
+// Response headers and error responses of the OpenAPI document (decisions.md "Errors", "Rate
+// limits", "Idempotency"), as components that operations reference.
+type JsonObject = Record<string, unknown>;
+
+const integer = { type: 'integer', minimum: 0 };
+
+export const HEADER_COMPONENTS: Record<string, JsonObject> = {
+  'X-Request-Id': {
+    description: 'Identifier of the request; equal to `error.request_id` in an error body',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'X-RateLimit-Limit': {
+    description:
+      "Requests per second refilled into the token's bucket (120). Present once the bearer token is " +
+      'verified (not on a 401 for a bad token or on a routing error).',
+    schema: integer,
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Whole requests that would pass now',
+    schema: integer,
+  },
+  'X-RateLimit-Reset': {
+    description: 'Whole seconds until the bucket is full again',
+    schema: integer,
+  },
+  'Retry-After': {
+    description: 'Whole seconds to wait before retrying (at least 1)',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'WWW-Authenticate': {
+    description: 'The bearer-token challenge: `Bearer error="invalid_token"`',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'Idempotent-Replayed': {
+    description:
+      'Present, `true`, when this is the stored answer to an earlier request with the same `Idempotency-Key`',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+const ref = (kind: 'headers' | 'responses' | 'schemas', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+
+/** Headers every answer carries. */
+export function commonHeaders(): Record<string, JsonObject> {
+  return {
+    'X-Request-Id': ref('headers', 'X-Request-Id'),
+    'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+    'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+    'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
+  };
+}
+
+export function errorResponse(
+  description: string,
+  extraHeaders: Record<string, JsonObject> = {},
+): JsonObject {
+  return {
+    description,
+    headers: { ...commonHeaders(), ...extraHeaders },
+    content: { 'application/json': { schema: ref('schemas', 'Error') } },
+  };
+}
+
+/** Error responses shared by many operations, by status. 409 is per operation (its codes differ). */
+export const ERROR_RESPONSES = {
+  400: ['BadRequest', errorResponse('The body is not JSON: `invalid_request` / `invalid_json`')],
+  401: [
+    'Unauthorized',
+    errorResponse(
+      'Missing, malformed, expired or revoked bearer token: `authentication_error` / `invalid_token`',
+      { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
+    ),
+  ],
+  403: [
+    'Forbidden',
+    errorResponse("The token lacks the operation's scope: `permission_error` / `insufficient_scope`", {
+      'WWW-Authenticate': {
+        description: 'When one scope would do: `Bearer error="insufficient_scope", scope="<scope>"`',
+        schema: { type: 'string' },
+      },
+    }),
+  ],
+  404: [
+    'NotFound',
+    errorResponse(
+      "Unknown resource, or an account outside the token's reach (existence is not revealed): " +
+        '`invalid_request` / `resource_missing`',
+    ),
+  ],
+  413: ['PayloadTooLarge', errorResponse('The body is too large: `invalid_request` / `body_too_large`')],
+  422: [
+    'UnprocessableEntity',
+    errorResponse(
+      'A field is missing or invalid: `invalid_request` / `missing_required_field` or `invalid_value` ' +
+        '(or a more specific code) with `param` naming the field; or `idempotency_error` / ' +
+        '`idempotency_key_reused` when an `Idempotency-Key` is reused with a different body',
+    ),
+  ],
+  429: [
+    'TooManyRequests',
+    errorResponse("Over the token's rate limit: `rate_limit_error` / `rate_limit_exceeded`", {
+      'Retry-After': ref('headers', 'Retry-After'),
+    }),
+  ],
+  500: ['InternalError', errorResponse('A fault of the service: `api_error` / `internal_error`')],
+  503: [
+    'ServiceUnavailable',
+    errorResponse('A service behind the gateway is down: `api_error` / `service_unavailable`'),
+  ],
+  504: [
+    'GatewayTimeout',
+    errorResponse('A service behind the gateway did not answer in time: `api_error` / `upstream_timeout`'),
+  ],
+} as const satisfies Record<number, readonly [string, JsonObject]>;
+
+export type SharedErrorStatus = keyof typeof ERROR_RESPONSES;
+
+export function errorResponseRef(status: SharedErrorStatus): { $ref: string } {
+  return ref('responses', ERROR_RESPONSES[status][0]);
+}
+
+/** A 409 with the codes this operation can answer (`type` / `code` pairs). */
+export function conflictResponse(cases: { type: string; code: string }[]): JsonObject {
+  const listed = cases.map((c) => `\`${c.type}\` / \`${c.code}\``).join(', or ');
+  return errorResponse(`State conflict: ${listed}`);
+}

@@ -1,0 +1,45 @@
+// The OAuth 2.0 security scheme of the document: the spec's flows on the auth host and every scope
+// of the spec with what it grants.
+export const SECURITY_SCHEME_NAME = 'oauth2';
+
+export const SCOPE_DESCRIPTIONS: Record<string, string> = {
+  openid: 'ID token; required for OpenID Connect flows',
+  profile: 'Name, employee ID, department, cost center',
+  email: 'Email address and verification status',
+  'orders:read': 'Read own orders and history',
+  'orders:write': 'Create and cancel orders',
+  'catalog:read': 'Read catalog, pricing, inventory',
+  'users:read': 'Read shopper records in the customer account',
+  'users:write': 'Create, update, deprovision shopper records',
+  'admin:all': 'Full administrative access (customer admins only); implies every other scope',
+};
+
+/** `authIssuer` is the OAuth host origin (AUTH_ISSUER). */
+export function oauth2SecurityScheme(authIssuer: string) {
+  const issuer = authIssuer.replace(/\/+$/, '');
+  return {
+    type: 'oauth2' as const,
+    description:
+      'Bearer access tokens (RS256 JWTs) of the OAuth 2.0 server. Authorization Code requires PKCE ' +
+      '(S256). An operation lists the scopes of which the token needs any one; `admin:all` implies ' +
+      'every scope for its own account tree.',
+    flows: {
+      authorizationCode: {
+        authorizationUrl: `${issuer}/oauth/authorize`,
+        tokenUrl: `${issuer}/oauth/token`,
+        refreshUrl: `${issuer}/oauth/token`,
+        scopes: SCOPE_DESCRIPTIONS,
+      },
+      clientCredentials: {
+        tokenUrl: `${issuer}/oauth/token`,
+        refreshUrl: `${issuer}/oauth/token`,
+        scopes: SCOPE_DESCRIPTIONS,
+      },
+    },
+  };
+}
+
+/** Any one of `scopes` suffices: one security requirement object per scope. */
+export function securityRequirements(scopes: readonly string[]): Record<string, string[]>[] {
+  return scopes.map((scope) => ({ [SECURITY_SCHEME_NAME]: [scope] }));
+}

@@ -1,0 +1,269 @@
+// What the OpenAPI document says about each operation forwarded to a service, beyond the route
+// table: its id, tag, query, body, success answer and the conflicts it can meet. Keyed by
+// `METHOD path`; the document generator refuses a route without an entry and an entry without a
+// route, so the two tables stay equal. (The gateway's own GET /v1/openapi.json is described by the
+// generator itself.) Statuses and bodies follow decisions.md (see gateway/README.md "OpenAPI document").
+import {
+  Approval,
+  ApprovalChain,
+  ApprovalList,
+  ApproveRequest,
+  CancelOrderRequest,
+  CatalogItem,
+  CatalogItemList,
+  CreateOrderRequest,
+  CreateUserRequest,
+  CreateWebhookRequest,
+  Customer,
+  CustomerList,
+  DeletedWebhookSubscription,
+  ListApprovalsQuery,
+  ListCatalogItemsQuery,
+  ListCustomersQuery,
+  ListOrdersQuery,
+  ListUsersQuery,
+  ListWebhookDeliveriesQuery,
+  ListWebhooksQuery,
+  Order,
+  OrderList,
+  PutApprovalChainRequest,
+  RejectRequest,
+  UpdateUserRequest,
+  UpdateWebhookRequest,
+  User,
+  UserList,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookSubscription,
+  WebhookSubscriptionList,
+  type z,
+} from '@ordering/contracts';
+
+export const TAGS = {
+  Orders: 'Orders of one or more catalog items, their approval state and cancellation',
+  Catalog: 'The product catalog as seen by one customer account',
+  Customers: "Customer accounts within the token's reach and their approval chains",
+  Users: 'Shopper records of the customer accounts',
+  Approvals: "Orders waiting in an approver's queue",
+  Webhooks: 'Webhook subscriptions, their deliveries and signing secrets',
+  Meta: 'The machine-readable description of this API',
+} as const;
+export type Tag = keyof typeof TAGS;
+
+export interface OperationSpec {
+  operationId: string;
+  tag: Tag;
+  description?: string;
+  query?: z.ZodObject;
+  body?: { schema: z.ZodType; required: boolean };
+  /** Accepts `Idempotency-Key` (a creating POST). */
+  idempotent?: boolean;
+  success: { status: 200 | 201 | 202; description: string; schema: z.ZodType };
+  /** Error codes of a 409 this operation can answer (beyond `idempotency_key_in_use`). */
+  conflicts?: string[];
+  /** A query or body field names an account, which is 404 when outside the token's reach. */
+  namesAccount?: boolean;
+}
+
+export type RouteKey = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} ${string}`;
+
+export const PATH_PARAMETER_DESCRIPTIONS: Record<string, string> = {
+  id: 'Identifier of the resource',
+  cust_id: 'Customer account identifier',
+  login: 'Shopper login',
+  approval_id: 'Approval identifier',
+  delivery_id: 'Delivery identifier (the `Service-Delivery` header of its requests)',
+};
+
+const ok = (schema: z.ZodType, description: string) => ({ status: 200 as const, description, schema });
+
+export const OPERATIONS: Record<RouteKey, OperationSpec> = {
+  'GET /v1/orders': {
+    operationId: 'listOrders',
+    tag: 'Orders',
+    description: 'Newest first (`submitted_at` descending, then `id`).',
+    query: ListOrdersQuery,
+    namesAccount: true,
+    success: ok(OrderList, 'A page of orders'),
+  },
+  'POST /v1/orders': {
+    operationId: 'createOrder',
+    tag: 'Orders',
+    description:
+      "Places an order for `cust_id` (the token's account or a descendant). Starts `pending_approval` when " +
+      "the total is above the account's `approval_required_over` and an approval chain applies, " +
+      'otherwise `approved`. An unknown or unavailable item is 422 `invalid_item` / `item_unavailable` ' +
+      '(param like `items[2].item_code`); an unknown address 422 `invalid_address`.',
+    body: { schema: CreateOrderRequest, required: true },
+    idempotent: true,
+    namesAccount: true,
+    success: { status: 201, description: 'The order placed', schema: Order },
+  },
+  'GET /v1/orders/{id}': {
+    operationId: 'retrieveOrder',
+    tag: 'Orders',
+    success: ok(Order, 'The order'),
+  },
+  'POST /v1/orders/{id}/cancel': {
+    operationId: 'cancelOrder',
+    tag: 'Orders',
+    description: 'Only in `pending_approval` or `approved`; withdraws pending approvals.',
+    body: { schema: CancelOrderRequest, required: false },
+    conflicts: ['order_not_cancellable'],
+    success: ok(Order, 'The cancelled order (with `cancelled_at` and `cancellation`)'),
+  },
+
+  'GET /v1/catalog/items': {
+    operationId: 'listCatalogItems',
+    tag: 'Catalog',
+    query: ListCatalogItemsQuery,
+    namesAccount: true,
+    success: ok(CatalogItemList, 'A page of catalog items as seen by `cust_id`'),
+  },
+  'GET /v1/catalog/items/{id}': {
+    operationId: 'retrieveCatalogItem',
+    tag: 'Catalog',
+    success: ok(CatalogItem, 'The catalog item'),
+  },
+
+  'GET /v1/customers': {
+    operationId: 'listCustomers',
+    tag: 'Customers',
+    description: "The token's own account and every descendant.",
+    query: ListCustomersQuery,
+    namesAccount: true,
+    success: ok(CustomerList, 'A page of customer accounts'),
+  },
+  'GET /v1/customers/{cust_id}': {
+    operationId: 'retrieveCustomer',
+    tag: 'Customers',
+    success: ok(Customer, 'The customer account'),
+  },
+  'GET /v1/customers/{cust_id}/approval_chain': {
+    operationId: 'retrieveApprovalChain',
+    tag: 'Customers',
+    success: ok(ApprovalChain, "The account's approval chain"),
+  },
+  'PUT /v1/customers/{cust_id}/approval_chain': {
+    operationId: 'replaceApprovalChain',
+    tag: 'Customers',
+    body: { schema: PutApprovalChainRequest, required: true },
+    success: ok(ApprovalChain, 'The approval chain as replaced'),
+  },
+
+  'GET /v1/users': {
+    operationId: 'listUsers',
+    tag: 'Users',
+    query: ListUsersQuery,
+    namesAccount: true,
+    success: ok(UserList, 'A page of users'),
+  },
+  'POST /v1/users': {
+    operationId: 'createUser',
+    tag: 'Users',
+    body: { schema: CreateUserRequest, required: true },
+    idempotent: true,
+    namesAccount: true,
+    conflicts: ['login_taken'],
+    success: { status: 201, description: 'The user created', schema: User },
+  },
+  'GET /v1/users/{login}': {
+    operationId: 'retrieveUser',
+    tag: 'Users',
+    success: ok(User, 'The user'),
+  },
+  'PATCH /v1/users/{login}': {
+    operationId: 'updateUser',
+    tag: 'Users',
+    body: { schema: UpdateUserRequest, required: true },
+    success: ok(User, 'The user as updated'),
+  },
+  'POST /v1/users/{login}/deactivate': {
+    operationId: 'deactivateUser',
+    tag: 'Users',
+    description: "The user can no longer sign in; the user's tokens stop working within 5 seconds.",
+    success: ok(User, 'The deactivated user'),
+  },
+
+  'GET /v1/approvals': {
+    operationId: 'listApprovals',
+    tag: 'Approvals',
+    description: "Pending approvals in the approver's queue.",
+    query: ListApprovalsQuery,
+    success: ok(ApprovalList, 'A page of approvals'),
+  },
+  'POST /v1/approvals/{approval_id}/approve': {
+    operationId: 'approveApproval',
+    tag: 'Approvals',
+    description: "Only an approval in the token's own login's queue (else 404).",
+    body: { schema: ApproveRequest, required: false },
+    conflicts: ['approval_not_pending'],
+    success: ok(Approval, 'The approval, approved'),
+  },
+  'POST /v1/approvals/{approval_id}/reject': {
+    operationId: 'rejectApproval',
+    tag: 'Approvals',
+    description: "Only an approval in the token's own login's queue (else 404). The order is cancelled.",
+    body: { schema: RejectRequest, required: true },
+    conflicts: ['approval_not_pending'],
+    success: ok(Approval, 'The approval, rejected'),
+  },
+
+  'GET /v1/webhooks': {
+    operationId: 'listWebhookSubscriptions',
+    tag: 'Webhooks',
+    query: ListWebhooksQuery,
+    success: ok(WebhookSubscriptionList, 'A page of subscriptions (never with `signing_secret`)'),
+  },
+  'POST /v1/webhooks': {
+    operationId: 'createWebhookSubscription',
+    tag: 'Webhooks',
+    body: { schema: CreateWebhookRequest, required: true },
+    idempotent: true,
+    success: {
+      status: 201,
+      description: 'The subscription, with its `signing_secret` (shown only here)',
+      schema: WebhookSubscription,
+    },
+  },
+  'GET /v1/webhooks/{id}': {
+    operationId: 'retrieveWebhookSubscription',
+    tag: 'Webhooks',
+    success: ok(WebhookSubscription, 'The subscription (without `signing_secret`)'),
+  },
+  'PATCH /v1/webhooks/{id}': {
+    operationId: 'updateWebhookSubscription',
+    tag: 'Webhooks',
+    body: { schema: UpdateWebhookRequest, required: true },
+    success: ok(WebhookSubscription, 'The subscription as updated'),
+  },
+  'DELETE /v1/webhooks/{id}': {
+    operationId: 'deleteWebhookSubscription',
+    tag: 'Webhooks',
+    success: ok(DeletedWebhookSubscription, 'The subscription is deleted'),
+  },
+  'POST /v1/webhooks/{id}/rotate_secret': {
+    operationId: 'rotateWebhookSecret',
+    tag: 'Webhooks',
+    description: 'The old secret keeps signing (a second `v1` entry) for 24 hours.',
+    success: ok(WebhookSubscription, 'The subscription with its new `signing_secret`'),
+  },
+  'POST /v1/webhooks/{id}/test': {
+    operationId: 'testWebhookSubscription',
+    tag: 'Webhooks',
+    description: 'Delivers an event of type `webhook.test` to this subscription alone.',
+    success: { status: 202, description: 'The delivery of the test event, queued', schema: WebhookDelivery },
+  },
+  'GET /v1/webhooks/{id}/deliveries': {
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    query: ListWebhookDeliveriesQuery,
+    success: ok(WebhookDeliveryList, 'A page of deliveries, newest first, with their attempts'),
+  },
+  'POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay': {
+    operationId: 'replayWebhookDelivery',
+    tag: 'Webhooks',
+    description: 'Sends the delivery again, with the same `Service-Delivery` id.',
+    success: { status: 202, description: 'The delivery, queued again', schema: WebhookDelivery },
+  },
+};

@@ -1,0 +1,97 @@
+// The list envelope of each listed resource, as named components (`OrderList`, ...), and the query
+// parameters of each list endpoint (decisions.md "Pagination", "Orders", "Accounts and reach",
+// "Users"). The query schemas describe the decoded values (a boolean is sent as `true`/`false`,
+// numbers as decimal digits); they are what the OpenAPI document shows for each parameter.
+import { Approval } from './approval-schemas';
+import { CatalogItem } from './catalog-schemas';
+import { Timestamp, listOf } from './common-schemas';
+import { Customer } from './customer-schemas';
+import { Order, OrderStatus } from './order-schemas';
+import { USER_ROLES, USER_STATUSES, User } from './user-schemas';
+import { WEBHOOK_DELIVERY_STATUSES, WebhookDelivery } from './webhook-delivery-schemas';
+import { WebhookSubscription } from './webhook-schemas';
+import { z } from '../zod';
+
+export const OrderList = listOf(Order, 'OrderList');
+export const CatalogItemList = listOf(CatalogItem, 'CatalogItemList');
+export const CustomerList = listOf(Customer, 'CustomerList');
+export const UserList = listOf(User, 'UserList');
+export const ApprovalList = listOf(Approval, 'ApprovalList');
+export const WebhookSubscriptionList = listOf(WebhookSubscription, 'WebhookSubscriptionList');
+export const WebhookDeliveryList = listOf(WebhookDelivery, 'WebhookDeliveryList');
+
+export const PAGE_LIMIT_DEFAULT = 25;
+export const PAGE_LIMIT_MAX = 100;
+
+/** `limit` and `starting_after` of every list endpoint. */
+export const PaginationQuery = z.object({
+  limit: z.int().min(1).max(PAGE_LIMIT_MAX).default(PAGE_LIMIT_DEFAULT).openapi({
+    description: 'Page size, 1 to 100 (outside: 422 `invalid_value`, param `limit`)',
+    example: 25,
+  }),
+  starting_after: z.string().min(1).optional().openapi({
+    description: "The previous page's `next_cursor` (opaque)",
+  }),
+});
+
+const custIdFilter = z.string().min(1).openapi({
+  description: "A customer account within the token's reach (its own or a descendant); outside it: 404",
+});
+
+export const ListOrdersQuery = z
+  .object({
+    cust_id: custIdFilter.optional(),
+    status: OrderStatus.optional(),
+    created_after: Timestamp.optional().openapi({
+      description: 'Inclusive lower bound on the creation (submission) time, ISO 8601',
+    }),
+  })
+  .extend(PaginationQuery.shape);
+
+export const ListCatalogItemsQuery = z
+  .object({
+    cust_id: custIdFilter.openapi({
+      description: 'The account whose catalog (visibility, pricing) is listed',
+    }),
+    category_id: z.string().min(1).optional(),
+    q: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: 'Full-text search over name, description and SKU' }),
+    available: z.boolean().optional().openapi({
+      description: '`true` excludes discontinued or out-of-stock items',
+    }),
+  })
+  .extend(PaginationQuery.shape);
+
+export const ListCustomersQuery = z
+  .object({
+    parent_cust_id: custIdFilter
+      .optional()
+      .openapi({ description: 'Only the direct children of this account' }),
+  })
+  .extend(PaginationQuery.shape);
+
+export const ListUsersQuery = z
+  .object({
+    cust_id: custIdFilter.optional(),
+    status: z.enum(USER_STATUSES).optional(),
+    role: z.enum(USER_ROLES).optional(),
+  })
+  .extend(PaginationQuery.shape);
+
+export const ListApprovalsQuery = z
+  .object({
+    approver: z
+      .string()
+      .min(1)
+      .openapi({ description: 'Login of the approver whose pending queue is listed' }),
+  })
+  .extend(PaginationQuery.shape);
+
+export const ListWebhooksQuery = PaginationQuery;
+
+export const ListWebhookDeliveriesQuery = z
+  .object({ status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional() })
+  .extend(PaginationQuery.shape);

@@ -1,0 +1,44 @@
+// Deliveries of events to a webhook subscription and their attempts (decisions.md "Webhooks":
+// deliveries and attempts are kept and listed per subscription; a delivery can be replayed with the
+// same `Service-Delivery` id). Answer of `GET /v1/webhooks/{id}/deliveries` (as a list), of
+// `POST /v1/webhooks/{id}/test` and of `POST .../deliveries/{delivery_id}/replay` (both 202).
+import { Timestamp } from './common-schemas';
+import { z } from '../zod';
+
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+export const WebhookDeliveryAttempt = z
+  .looseObject({
+    attempted_at: Timestamp,
+    status_code: z
+      .int()
+      .nullable()
+      .openapi({ description: "HTTP status of the receiver's answer; null when none came" }),
+    latency_ms: z.int().min(0).nullable(),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why the attempt failed (timeout, refused address, ...); null on success' }),
+  })
+  .openapi('WebhookDeliveryAttempt', { description: 'One HTTP POST of a delivery to the endpoint' });
+export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
+
+export const WebhookDelivery = z
+  .looseObject({
+    id: z.string().openapi({ description: 'The `Service-Delivery` header value, constant across retries' }),
+    object: z.literal('webhook_delivery'),
+    subscription_id: z.string(),
+    event_id: z.string(),
+    event_type: z.string().openapi({ description: 'Event type, e.g. `order.shipped` or `webhook.test`' }),
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES).openapi({
+      description:
+        '`pending` while attempts remain, `succeeded` on a 2xx, `failed` after 24 hours of failures',
+    }),
+    attempts: z.array(WebhookDeliveryAttempt),
+    next_attempt_at: Timestamp.nullable().openapi({
+      description: 'When the next retry is due; null when none is',
+    }),
+    created_at: Timestamp,
+  })
+  .openapi('WebhookDelivery', { description: 'An event delivery to one subscription, with its attempts' });
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
