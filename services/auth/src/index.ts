@@ -3,3 +3,4 @@ export * from './service';
 export * from './domain/subject';
 export * from './domain/scopes';
 export { authCli } from './entry-points/cli/auth-cli';
+export { migrations } from '../migrations';
