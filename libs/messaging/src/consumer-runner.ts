@@ -1,0 +1,410 @@
+// Runs a Kafka consumer group as an entry point. For each message: parse JSON, validate it with
+// the contracts, then apply the handler inside a database transaction together with an inbox row
+// (consumer, event id), so a redelivered message is applied once. Offsets are committed only after
+// the effect (or the dead-letter copy) is committed. A message that can never succeed goes to the
+// dead-letter topic and the partition moves on; a transient failure is retried with backoff, and
+// a failure of the infrastructure (database down) is retried until it recovers.
+import type { Consumer, EachMessagePayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { Knex } from 'knex';
+import {
+  EventEnvelopeBase,
+  TOPICS,
+  describeIssues,
+  parseEvent,
+  EventValidationError,
+  type EventOf,
+  type EventType,
+  type z,
+} from '@ordering/contracts';
+import { withConsumerSpan } from '@ordering/telemetry';
+import { backoffDelay, Waker, type BackoffOptions } from './backoff';
+import { createOrderedProducer } from './create-kafka';
+import { deadLetterMessage, type DeadLetterReason } from './dead-letter';
+import type { EntryPoint } from './entry-point';
+import { INBOX_TABLE, purgeProcessedEvents } from './inbox-migration';
+import { silentLogger, type MessagingLogger } from './logger';
+import { PermanentError } from './permanent-error';
+import { isTransientInfrastructureError } from './transient-errors';
+
+export interface ConsumerContext {
+  /** The transaction the inbox row is written in: write the effect through it. */
+  trx: Knex.Transaction;
+  headers: IHeaders;
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+}
+
+export type EventHandler<E> = (event: E, ctx: ConsumerContext) => Promise<void>;
+
+/** Handlers of envelope events by type; events of other types are skipped (not validated). */
+export type EventHandlers = { [T in EventType]?: EventHandler<EventOf<T>> };
+
+/** A handler of a topic whose messages are not event envelopes (fulfilment updates, revocations). */
+export interface TopicHandler<T> {
+  schema: z.ZodType<T>;
+  /** Idempotency key of a message (unique per message, stable across redeliveries). */
+  id(message: T): string;
+  handle(message: T, ctx: ConsumerContext): Promise<void>;
+}
+
+/** A TopicHandler of any message type (what `topicHandlers` holds). */
+export interface AnyTopicHandler {
+  schema: z.ZodType;
+  id(message: never): string;
+  handle(message: never, ctx: ConsumerContext): Promise<void>;
+}
+
+/** Type inference helper: `topicHandler({ schema: FulfilmentUpdate, id: (u) => u.id, handle })`. */
+export function topicHandler<T>(handler: TopicHandler<T>): TopicHandler<T> {
+  return handler;
+}
+
+export interface ConsumerRetryOptions extends BackoffOptions {
+  /** Tries of a failing handler before the message is dead-lettered; default 5. */
+  attempts?: number;
+}
+
+export interface ConsumerOptions {
+  kafka: Kafka;
+  knex: Knex;
+  groupId: string;
+  topics: string[];
+  handlers?: EventHandlers;
+  /** By topic, for topics that do not carry event envelopes. */
+  topicHandlers?: Record<string, AnyTopicHandler>;
+  retry?: ConsumerRetryOptions;
+  logger?: MessagingLogger;
+  /** Name in logs and entry point lists; default `consumer:<groupId>`. */
+  name?: string;
+  /** Where a new group starts: true (default) the oldest retained message, false only new ones. */
+  fromBeginning?: boolean;
+  deadLetterTopic?: string;
+  /** kafkajs group session timeout; default 30 s (the broker's minimum is 6 s). */
+  sessionTimeoutMs?: number;
+  /** Default 3 s; keep it well under the session timeout. */
+  heartbeatIntervalMs?: number;
+  /** Default 30 s. */
+  rebalanceTimeoutMs?: number;
+  /** Longest a fetch waits for new messages on an idle topic; default 5 s (tests: less). */
+  maxWaitTimeMs?: number;
+  /** Partitions processed in parallel (order holds within each); default 1. */
+  partitionsConsumedConcurrently?: number;
+  /** Inbox rows older than this are deleted (hourly); default 30 days. */
+  inboxRetentionMs?: number;
+}
+
+export interface ConsumerRunner extends EntryPoint {
+  /**
+   * Resolves once the consumer has joined its group and positioned itself on its partitions: from
+   * then on every message produced is consumed (also with `fromBeginning: false`). Rejects after
+   * `timeoutMs`.
+   */
+  waitForGroupJoin(timeoutMs?: number): Promise<void>;
+}
+
+class StoppingError extends Error {
+  constructor() {
+    super('consumer is stopping');
+  }
+}
+
+interface Prepared {
+  id: string;
+  apply(ctx: ConsumerContext): Promise<void>;
+}
+
+type Preparation =
+  | { kind: 'apply'; prepared: Prepared }
+  | { kind: 'skip' }
+  | { kind: 'dead'; reason: DeadLetterReason; error: string };
+
+export function createConsumer(options: ConsumerOptions): ConsumerRunner {
+  return new KafkaConsumerRunner(options);
+}
+
+class KafkaConsumerRunner implements ConsumerRunner {
+  readonly name: string;
+  private readonly logger: MessagingLogger;
+  private readonly attempts: number;
+  private readonly backoff: BackoffOptions;
+  private readonly heartbeatIntervalMs: number;
+  private readonly deadLetterTopic: string;
+  private readonly inboxRetentionMs: number;
+  private consumer: Consumer | undefined;
+  private producer: Producer | undefined;
+  private stopping = false;
+  private readonly waker = new Waker();
+  private joined!: Promise<void>;
+  private lastInboxPurge = 0;
+
+  constructor(private readonly options: ConsumerOptions) {
+    this.name = options.name ?? `consumer:${options.groupId}`;
+    this.logger = options.logger ?? silentLogger;
+    this.attempts = Math.max(1, options.retry?.attempts ?? 5);
+    this.backoff = { initialMs: 200, maxMs: 30_000, ...options.retry };
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
+    this.deadLetterTopic = options.deadLetterTopic ?? TOPICS.deadLetter;
+    this.inboxRetentionMs = options.inboxRetentionMs ?? 30 * 24 * 3600 * 1000;
+  }
+
+  async start(): Promise<void> {
+    if (this.consumer) return;
+    const o = this.options;
+    this.stopping = false;
+    this.lastInboxPurge = Date.now();
+    const consumer = o.kafka.consumer({
+      groupId: o.groupId,
+      sessionTimeout: o.sessionTimeoutMs ?? 30_000,
+      heartbeatInterval: this.heartbeatIntervalMs,
+      rebalanceTimeout: o.rebalanceTimeoutMs ?? 30_000,
+      maxWaitTimeInMs: o.maxWaitTimeMs ?? 5000,
+      allowAutoTopicCreation: false,
+    });
+    this.consumer = consumer;
+    // Joined, and positioned: the first fetch after the join has resolved the partitions' offsets,
+    // so a message produced from then on is consumed even by a group that starts at the end.
+    this.joined = new Promise<void>((resolve) => {
+      let member = false;
+      const offJoin = consumer.on(consumer.events.GROUP_JOIN, () => {
+        member = true;
+        offJoin();
+      });
+      const offFetch = consumer.on(consumer.events.FETCH, () => {
+        if (!member) return;
+        offFetch();
+        resolve();
+      });
+    });
+    consumer.on(consumer.events.CRASH, (e) =>
+      this.logger.error(
+        { err: e.payload.error, restart: e.payload.restart, group: o.groupId },
+        'Kafka consumer crashed',
+      ),
+    );
+    this.producer = createOrderedProducer(o.kafka, { retries: 5 });
+    await this.producer.connect();
+    await consumer.connect();
+    await consumer.subscribe({ topics: o.topics, fromBeginning: o.fromBeginning ?? true });
+    await consumer.run({
+      autoCommit: true,
+      partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
+      eachMessage: (payload) => this.onMessage(payload),
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (!this.consumer) return;
+    this.stopping = true;
+    this.waker.wake();
+    const consumer = this.consumer;
+    this.consumer = undefined;
+    await consumer.disconnect();
+    await this.producer?.disconnect();
+    this.producer = undefined;
+  }
+
+  waitForGroupJoin(timeoutMs = 30_000): Promise<void> {
+    if (!this.consumer) return Promise.reject(new Error(`${this.name} is not started`));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`${this.name} did not join its group within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    return Promise.race([this.joined, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  private async onMessage({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+    const attributes = {
+      'messaging.system': 'kafka',
+      'messaging.operation.type': 'process',
+      'messaging.destination.name': topic,
+      'messaging.destination.partition.id': String(partition),
+      'messaging.kafka.offset': Number(message.offset),
+      'messaging.consumer.group.name': this.options.groupId,
+      ...(message.key ? { 'messaging.kafka.message.key': message.key.toString() } : {}),
+    };
+    await withConsumerSpan(
+      `${topic} process`,
+      message.headers,
+      async (span) => {
+        const preparation = this.prepare(topic, message);
+        if (preparation.kind === 'skip') return;
+        if (preparation.kind === 'dead') {
+          span.setAttribute('ordering.dead_letter.reason', preparation.reason);
+          return this.deadLetter(topic, partition, message, preparation.reason, preparation.error, heartbeat);
+        }
+        span.setAttribute('messaging.message.id', preparation.prepared.id);
+        const ctxBase = {
+          headers: message.headers ?? {},
+          topic,
+          partition,
+          offset: message.offset,
+          key: message.key?.toString() ?? null,
+        };
+        const outcome = await this.applyWithRetries(preparation.prepared, ctxBase, heartbeat);
+        if (outcome) {
+          span.setAttribute('ordering.dead_letter.reason', outcome.reason);
+          await this.deadLetter(topic, partition, message, outcome.reason, outcome.error, heartbeat);
+        }
+      },
+      attributes,
+    );
+    await this.maybePurgeInbox();
+  }
+
+  /** Decides, from the bytes alone, whether the message is applied, skipped or dead-lettered. */
+  private prepare(topic: string, message: KafkaMessage): Preparation {
+    let value: unknown;
+    try {
+      if (!message.value || message.value.length === 0) throw new Error('empty message');
+      value = JSON.parse(message.value.toString('utf8'));
+    } catch (err) {
+      return { kind: 'dead', reason: 'invalid_json', error: (err as Error).message };
+    }
+
+    const topicHandler = this.options.topicHandlers?.[topic] as unknown as TopicHandler<unknown> | undefined;
+    if (topicHandler) {
+      const parsed = topicHandler.schema.safeParse(value);
+      if (!parsed.success)
+        return { kind: 'dead', reason: 'invalid_message', error: describeIssues(parsed.error) };
+      const msg = parsed.data;
+      return {
+        kind: 'apply',
+        prepared: { id: topicHandler.id(msg), apply: (ctx) => topicHandler.handle(msg, ctx) },
+      };
+    }
+
+    const base = EventEnvelopeBase.safeParse(value);
+    if (!base.success) return { kind: 'dead', reason: 'invalid_envelope', error: describeIssues(base.error) };
+    const handler = this.options.handlers?.[base.data.type as EventType] as EventHandler<unknown> | undefined;
+    if (!handler) return { kind: 'skip' };
+    try {
+      const event = parseEvent(value);
+      return { kind: 'apply', prepared: { id: event.id, apply: (ctx) => handler(event, ctx) } };
+    } catch (err) {
+      if (err instanceof EventValidationError) {
+        return {
+          kind: 'dead',
+          reason: err.reason === 'invalid_envelope' ? 'invalid_envelope' : 'invalid_data',
+          error: err.message,
+        };
+      }
+      throw err;
+    }
+  }
+
+  /** Undefined when applied (or already applied before); the dead-letter reason otherwise. */
+  private async applyWithRetries(
+    prepared: Prepared,
+    ctxBase: Omit<ConsumerContext, 'trx'>,
+    heartbeat: () => Promise<void>,
+  ): Promise<{ reason: DeadLetterReason; error: string } | undefined> {
+    let failures = 0;
+    let infrastructureFailures = 0;
+    for (;;) {
+      try {
+        await this.applyOnce(prepared, ctxBase);
+        return undefined;
+      } catch (err) {
+        if (err instanceof PermanentError) return { reason: 'permanent_error', error: err.message };
+        const infrastructure = isTransientInfrastructureError(err);
+        const attempt = infrastructure ? ++infrastructureFailures : ++failures;
+        if (!infrastructure && failures >= this.attempts) {
+          return { reason: 'retries_exhausted', error: err instanceof Error ? err.message : String(err) };
+        }
+        const delay = backoffDelay(attempt, this.backoff);
+        this.logger.warn(
+          {
+            err,
+            topic: ctxBase.topic,
+            partition: ctxBase.partition,
+            offset: ctxBase.offset,
+            attempt,
+            infrastructure,
+            retry_in_ms: delay,
+          },
+          'handler failed; retrying',
+        );
+        await this.pauseWithHeartbeats(delay, heartbeat);
+      }
+    }
+  }
+
+  private async applyOnce(prepared: Prepared, ctxBase: Omit<ConsumerContext, 'trx'>): Promise<void> {
+    await this.options.knex.transaction(async (trx) => {
+      const inserted = await trx(INBOX_TABLE)
+        .insert({ consumer: this.options.groupId, event_id: prepared.id })
+        .onConflict(['consumer', 'event_id'])
+        .ignore()
+        .returning('event_id');
+      if (inserted.length === 0) {
+        this.logger.debug(
+          { event_id: prepared.id, topic: ctxBase.topic },
+          'already applied; skipping duplicate',
+        );
+        return;
+      }
+      await prepared.apply({ ...ctxBase, trx });
+    });
+  }
+
+  private async deadLetter(
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    reason: DeadLetterReason,
+    error: string,
+    heartbeat: () => Promise<void>,
+  ): Promise<void> {
+    const letter = deadLetterMessage(message, {
+      topic,
+      partition,
+      offset: message.offset,
+      consumerGroup: this.options.groupId,
+      reason,
+      error,
+      failedAt: new Date().toISOString(),
+    });
+    this.logger.warn(
+      { topic, partition, offset: message.offset, reason, error },
+      'message sent to the dead-letter topic',
+    );
+    // The offset moves on only once the copy is safely on the dead-letter topic.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!this.producer) throw new StoppingError();
+        await this.producer.send({ topic: this.deadLetterTopic, acks: -1, messages: [letter] });
+        return;
+      } catch (err) {
+        if (err instanceof StoppingError) throw err;
+        const delay = backoffDelay(attempt, this.backoff);
+        this.logger.error({ err, retry_in_ms: delay }, 'cannot write to the dead-letter topic; retrying');
+        await this.pauseWithHeartbeats(delay, heartbeat);
+      }
+    }
+  }
+
+  /** Waits, keeping the group membership alive; throws StoppingError (offset not committed) on stop. */
+  private async pauseWithHeartbeats(ms: number, heartbeat: () => Promise<void>): Promise<void> {
+    const until = Date.now() + ms;
+    for (;;) {
+      if (this.stopping) throw new StoppingError();
+      const left = until - Date.now();
+      if (left <= 0) return;
+      await heartbeat().catch(() => {});
+      await this.waker.sleep(Math.min(left, this.heartbeatIntervalMs));
+    }
+  }
+
+  private async maybePurgeInbox(): Promise<void> {
+    if (Date.now() - this.lastInboxPurge < 3600 * 1000) return;
+    this.lastInboxPurge = Date.now();
+    await purgeProcessedEvents(this.options.knex, this.options.groupId, this.inboxRetentionMs).catch(
+      (err: unknown) => this.logger.warn({ err }, 'could not purge the inbox'),
+    );
+  }
+}

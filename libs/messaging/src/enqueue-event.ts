@@ -1,0 +1,57 @@
+// Writing an event to the outbox inside the caller's transaction: the event exists if and only if
+// the state change that caused it committed. The relay publishes it after commit.
+import type { Knex } from 'knex';
+import { eventRoute, parseEvent, type EventEnvelope } from '@ordering/contracts';
+import { injectTraceHeaders } from '@ordering/telemetry';
+import { OUTBOX_TABLE } from './outbox-migration';
+
+/** Message headers every published event carries (besides W3C trace context). */
+export const EVENT_HEADERS = {
+  eventId: 'event-id',
+  eventType: 'event-type',
+  contentType: 'content-type',
+} as const;
+
+interface OutboxInsert {
+  topic: string;
+  key: string;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  headers: string;
+}
+
+function outboxRow(event: EventEnvelope): OutboxInsert {
+  // A malformed event is a bug in the caller: refuse it before anything is written.
+  const valid = parseEvent(event);
+  const { topic, key } = eventRoute(valid);
+  const headers = {
+    ...injectTraceHeaders(),
+    [EVENT_HEADERS.eventId]: valid.id,
+    [EVENT_HEADERS.eventType]: valid.type,
+    [EVENT_HEADERS.contentType]: 'application/json',
+  };
+  return {
+    topic,
+    key,
+    event_id: valid.id,
+    event_type: valid.type,
+    payload: JSON.stringify(valid),
+    headers: JSON.stringify(headers),
+  };
+}
+
+/**
+ * Validates the event against the contracts (throws EventValidationError for a bad one), derives
+ * its topic and key from its type, and inserts it into the outbox in `trx`, with the trace context
+ * active now (so the consumer's span joins the trace of the request that caused the event).
+ */
+export async function enqueueEvent(trx: Knex.Transaction, event: EventEnvelope): Promise<void> {
+  await trx(OUTBOX_TABLE).insert(outboxRow(event));
+}
+
+/** Several events in one insert, published in the order given. */
+export async function enqueueEvents(trx: Knex.Transaction, events: EventEnvelope[]): Promise<void> {
+  if (events.length === 0) return;
+  await trx(OUTBOX_TABLE).insert(events.map(outboxRow));
+}

@@ -1,0 +1,287 @@
+import type { Kafka, Producer } from 'kafkajs';
+import { FulfilmentUpdate, TOPICS, exampleOrder, newEvent, type EventEnvelope } from '@ordering/contracts';
+import { createTestDatabase, type TestDatabase } from '@ordering/testing';
+import {
+  createConsumer,
+  DEAD_LETTER_HEADERS,
+  inboxMigration,
+  outboxMigration,
+  PermanentError,
+  readDeadLetter,
+  topicHandler,
+  type ConsumerOptions,
+  type ConsumerRunner,
+  type EventHandlers,
+} from '../src';
+import {
+  createTopic,
+  readTopic,
+  testKafka,
+  unique,
+  waitUntil,
+  type TopicReader,
+} from './helpers/kafka-test-helpers';
+
+let db: TestDatabase;
+let kafka: Kafka;
+let producer: Producer;
+let deadLetters: TopicReader;
+const runners: ConsumerRunner[] = [];
+
+beforeAll(async () => {
+  kafka = testKafka();
+  producer = kafka.producer();
+  await producer.connect();
+  deadLetters = await readTopic(kafka, TOPICS.deadLetter, 'now');
+  db = await createTestDatabase({ service: 'messaging', migrations: [outboxMigration, inboxMigration] });
+  await db.knex.schema.createTable('effects', (t) => {
+    t.increments('id');
+    t.text('topic').notNullable();
+    t.text('ref').notNullable();
+    t.text('note');
+  });
+});
+
+afterAll(async () => {
+  await producer.disconnect();
+  await deadLetters.stop();
+  await db.drop();
+});
+
+afterEach(async () => {
+  await Promise.all(runners.splice(0).map((r) => r.stop()));
+});
+
+/** A consumer of fresh topics, tuned for tests, started and joined. */
+async function startConsumer(
+  options: Partial<ConsumerOptions> & Pick<ConsumerOptions, 'topics'>,
+): Promise<ConsumerRunner> {
+  const runner = createConsumer({
+    kafka,
+    knex: db.knex,
+    groupId: unique('test-group'),
+    retry: { attempts: 3, initialMs: 10, maxMs: 50 },
+    sessionTimeoutMs: 6000,
+    heartbeatIntervalMs: 500,
+    maxWaitTimeMs: 100,
+    ...options,
+  });
+  runners.push(runner);
+  await runner.start();
+  await runner.waitForGroupJoin();
+  return runner;
+}
+
+function orderEvent(orderId: string, note = ''): EventEnvelope {
+  return newEvent({
+    type: 'order.approved',
+    cust_id: 'ACME',
+    data: exampleOrder({ id: orderId, po_number: note }),
+  });
+}
+
+async function send(topic: string, key: string, ...values: (string | object)[]): Promise<void> {
+  await producer.send({
+    topic,
+    messages: values.map((v) => ({ key, value: typeof v === 'string' ? v : JSON.stringify(v) })),
+  });
+}
+
+/** Records each applied order.approved event as a row of `effects`, in the consumer's transaction. */
+const recordingHandlers = (topic: string): EventHandlers => ({
+  'order.approved': async (event, { trx }) => {
+    await trx('effects').insert({ topic, ref: event.data.id, note: event.data.po_number });
+  },
+});
+
+const effectsOf = (topic: string) => db.knex('effects').where({ topic }).orderBy('id');
+
+const deadLettersFrom = (topic: string) =>
+  deadLetters.messages.filter((m) => m.headers[DEAD_LETTER_HEADERS.topic] === topic);
+
+describe('the consumer runner', () => {
+  it('applies a duplicate delivery of an event once', async () => {
+    const topic = await createTopic(kafka);
+    await startConsumer({ topics: [topic], handlers: recordingHandlers(topic) });
+    const event = orderEvent('ord_dup', 'first');
+    await send(topic, 'ord_dup', event, event, orderEvent('ord_dup', 'last'));
+
+    await waitUntil(async () => (await effectsOf(topic)).length >= 2, 15_000, 'both events applied');
+    expect((await effectsOf(topic)).map((e: { note: string }) => e.note)).toEqual(['first', 'last']);
+  });
+
+  it('dead-letters a message that is not JSON, an invalid envelope and invalid data, and goes on with the partition', async () => {
+    const topic = await createTopic(kafka, 1);
+    const groupId = unique('dlq-group');
+    await startConsumer({ topics: [topic], groupId, handlers: recordingHandlers(topic) });
+    const noCustomer: Record<string, unknown> = { ...orderEvent('ord_x') };
+    delete noCustomer.cust_id;
+    const badTotal = {
+      ...orderEvent('ord_y'),
+      data: { ...exampleOrder({ id: 'ord_y' }), total: { amount: 'ten', currency: 'USD' } },
+    };
+    await send(topic, 'k', '{"not json', noCustomer, badTotal, orderEvent('ord_after', 'behind them'));
+
+    await waitUntil(
+      async () => (await effectsOf(topic)).length === 1,
+      15_000,
+      'the event behind them applied',
+    );
+    expect((await effectsOf(topic))[0]).toMatchObject({ ref: 'ord_after', note: 'behind them' });
+    await deadLetters.waitFor(() => deadLettersFrom(topic).length === 3);
+    const letters = deadLettersFrom(topic);
+    const described = letters.map((m) => ({ ...readDeadLetter(m.headers), value: m.value, key: m.key }));
+    expect(described.map((d) => d.reason)).toEqual(['invalid_json', 'invalid_envelope', 'invalid_data']);
+    expect(described.map((d) => d.offset)).toEqual(['0', '1', '2']);
+    expect(described[0]).toMatchObject({
+      topic,
+      partition: 0,
+      consumerGroup: groupId,
+      value: '{"not json',
+      key: 'k',
+    });
+    expect(described[1]!.error).toContain('cust_id');
+    expect(described[2]!.error).toContain('data.total.amount');
+  });
+
+  it('retries a transient handler failure and applies the event once it succeeds', async () => {
+    const topic = await createTopic(kafka);
+    let calls = 0;
+    await startConsumer({
+      topics: [topic],
+      handlers: {
+        'order.approved': async (event, { trx }) => {
+          await trx('effects').insert({ topic, ref: event.data.id, note: `call ${++calls}` });
+          if (calls < 3) throw new Error('the stock service timed out');
+        },
+      },
+    });
+    await send(topic, 'ord_t', orderEvent('ord_t'));
+    await waitUntil(async () => (await effectsOf(topic)).length > 0, 15_000, 'the event applied');
+    // The failed attempts rolled back with their transaction: only the third one's effect is there.
+    expect((await effectsOf(topic)).map((e: { note: string }) => e.note)).toEqual(['call 3']);
+    expect(deadLettersFrom(topic)).toEqual([]);
+  });
+
+  it('retries through a lost database connection without giving up on the message', async () => {
+    const topic = await createTopic(kafka);
+    let calls = 0;
+    await startConsumer({
+      topics: [topic],
+      retry: { attempts: 1, initialMs: 10, maxMs: 50 },
+      handlers: {
+        'order.approved': async (event, { trx }) => {
+          calls++;
+          // The database drops the connection under the first two attempts (as in a failover).
+          if (calls <= 2) await trx.raw('select pg_terminate_backend(pg_backend_pid())');
+          await trx('effects').insert({ topic, ref: event.data.id, note: `call ${calls}` });
+        },
+      },
+    });
+    await send(topic, 'ord_db', orderEvent('ord_db'));
+    await waitUntil(async () => (await effectsOf(topic)).length > 0, 15_000, 'the event applied');
+    expect((await effectsOf(topic)).map((e: { note: string }) => e.note)).toEqual(['call 3']);
+    expect(deadLettersFrom(topic)).toEqual([]);
+  });
+
+  it('dead-letters at once on a PermanentError, and after the last attempt on other errors', async () => {
+    const topic = await createTopic(kafka, 1);
+    const calls: Record<string, number> = {};
+    await startConsumer({
+      topics: [topic],
+      handlers: {
+        'order.approved': async (event, { trx }) => {
+          const id = event.data.id;
+          calls[id] = (calls[id] ?? 0) + 1;
+          if (id === 'ord_illegal') throw new PermanentError('illegal transition: delivered -> approved');
+          if (id === 'ord_broken') throw new Error('handler bug');
+          await trx('effects').insert({ topic, ref: id });
+        },
+      },
+    });
+    await send(topic, 'k', orderEvent('ord_illegal'), orderEvent('ord_broken'), orderEvent('ord_ok'));
+    await waitUntil(async () => (await effectsOf(topic)).length === 1, 15_000, 'the good event applied');
+    await deadLetters.waitFor(() => deadLettersFrom(topic).length === 2);
+    const letters = deadLettersFrom(topic);
+    expect(letters.map((m) => readDeadLetter(m.headers)).map((d) => [d!.reason, d!.error])).toEqual([
+      ['permanent_error', 'illegal transition: delivered -> approved'],
+      ['retries_exhausted', 'handler bug'],
+    ]);
+    expect(calls).toEqual({ ord_illegal: 1, ord_broken: 3, ord_ok: 1 });
+  });
+
+  it('skips event types it has no handler for', async () => {
+    const topic = await createTopic(kafka, 1);
+    await startConsumer({ topics: [topic], handlers: recordingHandlers(topic) });
+    const delivered = newEvent({
+      type: 'order.delivered',
+      cust_id: 'ACME',
+      data: exampleOrder({ id: 'ord_s' }),
+    });
+    await send(topic, 'k', delivered, orderEvent('ord_s', 'handled'));
+    await waitUntil(async () => (await effectsOf(topic)).length === 1, 15_000, 'the handled event applied');
+    expect(deadLettersFrom(topic)).toEqual([]);
+    expect(await db.knex('processed_events').where({ event_id: delivered.id })).toEqual([]);
+  });
+
+  it('consumes a non-envelope topic with its own schema and idempotency id', async () => {
+    const topic = await createTopic(kafka, 1);
+    await startConsumer({
+      topics: [topic],
+      topicHandlers: {
+        [topic]: topicHandler({
+          schema: FulfilmentUpdate,
+          id: (u) => u.id,
+          handle: async (u, { trx }) => {
+            await trx('effects').insert({ topic, ref: u.order_id, note: u.status });
+          },
+        }),
+      },
+    });
+    const update = {
+      id: 'ful_1',
+      order_id: 'ord_f',
+      status: 'in_production',
+      occurred_at: '2026-11-22T10:00:00Z',
+    };
+    const later = {
+      id: 'ful_2',
+      order_id: 'ord_f',
+      status: 'delivered',
+      occurred_at: '2026-11-25T10:00:00Z',
+    };
+    await send(topic, 'ord_f', update, { ...update, status: 'lost' }, update, later);
+    await waitUntil(async () => (await effectsOf(topic)).length === 2, 15_000, 'both updates applied');
+    expect((await effectsOf(topic)).map((e: { note: string }) => e.note)).toEqual([
+      'in_production',
+      'delivered',
+    ]);
+    await deadLetters.waitFor(() => deadLettersFrom(topic).length === 1);
+    const [letter] = deadLettersFrom(topic);
+    expect(readDeadLetter(letter!.headers)).toMatchObject({ reason: 'invalid_message', offset: '1' });
+  });
+
+  it('commits offsets once applied: a restarted consumer of the group does not apply them again', async () => {
+    const topic = await createTopic(kafka, 1);
+    const groupId = unique('restart-group');
+    const first = await startConsumer({ topics: [topic], groupId, handlers: recordingHandlers(topic) });
+    await send(topic, 'k', orderEvent('ord_r1', 'one'));
+    await waitUntil(async () => (await effectsOf(topic)).length === 1, 15_000, 'first applied');
+    await first.stop();
+
+    await send(topic, 'k', orderEvent('ord_r2', 'two'));
+    let seen = 0;
+    await startConsumer({
+      topics: [topic],
+      groupId,
+      handlers: {
+        'order.approved': async (event, ctx) => {
+          seen++;
+          await recordingHandlers(topic)['order.approved']!(event, ctx);
+        },
+      },
+    });
+    await waitUntil(async () => (await effectsOf(topic)).length === 2, 15_000, 'second applied');
+    expect(seen).toBe(1);
+  });
+});
