@@ -395,7 +395,8 @@ class KafkaConsumerRunner implements ConsumerRunner {
       if (this.stopping) throw new StoppingError();
       const left = until - Date.now();
       if (left <= 0) return;
-      await heartbeat().catch(() => {});
+      // A rebalance makes this throw: the message is then left uncommitted for its next owner.
+      await heartbeat();
       await this.waker.sleep(Math.min(left, this.heartbeatIntervalMs));
     }
   }

@@ -33,7 +33,13 @@ beforeAll(async () => {
   producer = kafka.producer();
   await producer.connect();
   deadLetters = await readTopic(kafka, TOPICS.deadLetter, 'now');
-  db = await createTestDatabase({ service: 'messaging', migrations: [outboxMigration, inboxMigration] });
+  // One test drops its database connections on purpose: knex's complaints about it are expected.
+  const quiet = () => {};
+  db = await createTestDatabase({
+    service: 'messaging',
+    migrations: [outboxMigration, inboxMigration],
+    logger: { warn: quiet, error: quiet, debug: quiet },
+  });
   await db.knex.schema.createTable('effects', (t) => {
     t.increments('id');
     t.text('topic').notNullable();
@@ -182,6 +188,37 @@ describe('the consumer runner', () => {
     await waitUntil(async () => (await effectsOf(topic)).length > 0, 15_000, 'the event applied');
     expect((await effectsOf(topic)).map((e: { note: string }) => e.note)).toEqual(['call 3']);
     expect(deadLettersFrom(topic)).toEqual([]);
+  });
+
+  it('keeps retrying while the database is unreachable; stopping then leaves the message to the next consumer', async () => {
+    const topic = await createTopic(kafka, 1);
+    const groupId = unique('outage-group');
+    let outageCalls = 0;
+    const first = await startConsumer({
+      topics: [topic],
+      groupId,
+      retry: { attempts: 2, initialMs: 10, maxMs: 20 },
+      handlers: {
+        'order.approved': async () => {
+          outageCalls++;
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        },
+      },
+    });
+    await send(topic, 'ord_o', orderEvent('ord_o', 'after the outage'));
+    await waitUntil(() => outageCalls >= 6, 15_000, 'several attempts, more than retry.attempts');
+    const stopping = Date.now();
+    await first.stop();
+    expect(Date.now() - stopping).toBeLessThan(5000);
+    expect(deadLettersFrom(topic)).toEqual([]);
+
+    await startConsumer({ topics: [topic], groupId, handlers: recordingHandlers(topic) });
+    await waitUntil(
+      async () => (await effectsOf(topic)).length === 1,
+      15_000,
+      'applied once the database is back',
+    );
+    expect((await effectsOf(topic))[0]).toMatchObject({ ref: 'ord_o', note: 'after the outage' });
   });
 
   it('dead-letters at once on a PermanentError, and after the last attempt on other errors', async () => {
