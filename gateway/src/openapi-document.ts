@@ -2,7 +2,16 @@
 // (libs/contracts: named zod schemas of every resource, request body, list envelope and query) and
 // the route table: every routed operation with its parameters, body, success answer, the errors it
 // can answer, the response headers, and the scopes it needs. Built once at start-up.
-import { API_COMPONENTS, OpenAPIRegistry, OpenApiGeneratorV31, z } from '@ordering/contracts';
+import {
+  ALL_EVENT_TYPES,
+  API_COMPONENTS,
+  EVENT_SCHEMAS,
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  eventComponentName,
+  z,
+} from '@ordering/contracts';
+import { NullableRefFixer } from './openapi/nullable-refs';
 import {
   OPERATIONS,
   type OperationSpec,
@@ -243,5 +252,8 @@ export function openApiDocument(routes: readonly Route[], options: OpenApiOption
     ],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
   });
+  const fixer = new NullableRefFixer(document.components?.schemas as Record<string, JsonObject>);
+  for (const [name, schema] of Object.entries(API_COMPONENTS)) fixer.component(name, schema);
+  for (const type of ALL_EVENT_TYPES) fixer.component(eventComponentName(type), EVENT_SCHEMAS[type]);
   return document as unknown as JsonObject;
 }

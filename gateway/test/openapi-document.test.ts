@@ -1,7 +1,7 @@
 // The public OpenAPI document as integrators check it: an OpenAPI linter passes it, it describes
 // exactly the routed operations, and what it says about parameters, bodies, answers, errors and
 // scopes is what decisions.md decided.
-import { ALL_EVENT_TYPES } from '@ordering/contracts';
+import { ALL_EVENT_TYPES, API_COMPONENTS, type z } from '@ordering/contracts';
 import { ROUTES, type Route, openApiDocument } from '../src';
 import { lintOpenApi } from './support/openapi-lint';
 
@@ -430,6 +430,38 @@ describe('schemas from the contracts', () => {
     expect(order.properties.status.$ref).toBe('#/components/schemas/OrderStatus');
     expect(order.properties.submitted_at).toMatchObject({ type: 'string', format: 'date-time' });
     expect(order.properties.approved_at.type).toEqual(['string', 'null']);
+  });
+
+  it('a property the contracts allow to be null allows null in the document (named schemas included)', () => {
+    const allowsNull = (node: Json): boolean =>
+      node.type === 'null' ||
+      (Array.isArray(node.type) && node.type.includes('null')) ||
+      ((node.anyOf ?? node.oneOf) as Json[] | undefined)?.some((n) => allowsNull(deref(n))) === true;
+    const checked: string[] = [];
+    for (const [name, zod] of Object.entries(API_COMPONENTS)) {
+      const shape = (zod as unknown as { shape?: Record<string, z.ZodType> }).shape;
+      if (!shape || !doc.components.schemas[name]) continue;
+      for (const [key, property] of Object.entries(shape)) {
+        if (!property.safeParse(null).success) continue;
+        const generated = doc.components.schemas[name].properties[key];
+        expect({ property: `${name}.${key}`, allowsNull: allowsNull(generated) }).toEqual({
+          property: `${name}.${key}`,
+          allowsNull: true,
+        });
+        checked.push(`${name}.${key}`);
+      }
+    }
+    expect(checked).toEqual(
+      expect.arrayContaining([
+        'Customer.approval_required_over',
+        'Order.cancellation',
+        'Order.shipment',
+        'Order.approved_at',
+      ]),
+    );
+    expect(schema('Customer').properties.approval_required_over.anyOf[0].$ref).toBe(
+      '#/components/schemas/Money',
+    );
   });
 
   it('Error: type, code, message and request_id required; param optional', () => {

@@ -1,0 +1,240 @@
+// Real answers conform to the served OpenAPI document: the customers service runs in-process behind
+// the gateway (real PostgreSQL, Kafka and Redis, a real RS256 issuer), and the bodies, statuses and
+// required headers of GET /v1/customers, GET /v1/users, POST /v1/users and error answers are checked
+// against the document fetched from GET /v1/openapi.json, with a JSON Schema 2020-12 validator (the
+// dialect of OpenAPI 3.1).
+import { randomBytes, randomUUID } from 'node:crypto';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import {
+  CustomersAdminClient,
+  loadCustomersConfig,
+  migrations,
+  startCustomersService,
+} from '@ordering/customers-service';
+import { type RunningGateway, loadGatewayConfig, startGateway } from '@ordering/gateway';
+import { type TestDatabase, type TestIssuer, createTestDatabase, startTestIssuer } from '@ordering/testing';
+
+jest.setTimeout(60_000);
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const secret = randomBytes(32).toString('hex');
+const suffix = randomBytes(3).toString('hex').toUpperCase();
+const custId = `OAS-${suffix}`;
+
+let issuer: TestIssuer;
+let db: TestDatabase;
+let customers: { url: string; stop(): Promise<void> };
+let gateway: RunningGateway;
+let document: Json;
+let conformance: ResponseConformance;
+
+/** Checks an answer against the document: the operation's response for its status, body and headers. */
+class ResponseConformance {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(private readonly doc: Json) {
+    addFormats(this.ajv);
+    this.ajv.addSchema({ $id: 'openapi.json', components: doc.components }, 'openapi.json');
+  }
+
+  private deref(node: Json): Json {
+    if (!node.$ref) return node;
+    return (node.$ref as string)
+      .slice(2)
+      .split('/')
+      .reduce((n: Json, key: string) => n[key.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
+  }
+
+  /** Every problem of `res` as an answer of `method pathTemplate`; empty when it conforms. */
+  problems(
+    method: string,
+    pathTemplate: string,
+    res: { status: number; headers: Headers; body: unknown },
+  ): string[] {
+    const operation = this.doc.paths[pathTemplate]?.[method.toLowerCase()];
+    if (!operation) return [`${method} ${pathTemplate} is not in the document`];
+    const declared = operation.responses[String(res.status)] ?? operation.responses.default;
+    if (!declared) return [`status ${res.status} is not documented for ${method} ${pathTemplate}`];
+    const response = this.deref(declared);
+    const problems: string[] = [];
+    for (const [name, header] of Object.entries((response.headers ?? {}) as Json)) {
+      if (this.deref(header).required && !res.headers.has(name)) problems.push(`missing header ${name}`);
+    }
+    const schema = response.content?.['application/json']?.schema;
+    if (schema) {
+      const key = JSON.stringify(schema);
+      let validate = this.compiled.get(key);
+      if (!validate) {
+        const rooted = JSON.parse(key.replace(/"#\/components\//g, '"openapi.json#/components/'));
+        validate = this.ajv.compile(rooted);
+        this.compiled.set(key, validate);
+      }
+      if (!validate(res.body)) {
+        problems.push(...(validate.errors ?? []).map((e) => `body${e.instancePath} ${e.message}`));
+      }
+    } else if (res.body !== undefined) {
+      problems.push('a body where the document declares none');
+    }
+    return problems;
+  }
+}
+
+async function call(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<{ status: number; headers: Headers; body: unknown }> {
+  const res = await fetch(`${gateway.url}${path}`, {
+    method,
+    headers: {
+      ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
+      ...(options.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+beforeAll(async () => {
+  issuer = await startTestIssuer();
+  db = await createTestDatabase({ service: 'customers', migrations });
+  customers = await startCustomersService(
+    loadCustomersConfig({
+      SERVICE_NAME: 'customers',
+      DATABASE_URL: db.url,
+      KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:29092',
+      INTERNAL_IDENTITY_SECRET: secret,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      PASSWORD_HASH_COST: '10',
+    }),
+  );
+  gateway = await startGateway(
+    loadGatewayConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      AUTH_JWKS_URL: issuer.jwksUrl,
+      AUTH_ISSUER: issuer.issuer,
+      API_AUDIENCE: issuer.audience,
+      INTERNAL_IDENTITY_SECRET: secret,
+      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      REDIS_KEY_PREFIX: `test:e2e-openapi:${suffix}:`,
+      CUSTOMERS_URL: customers.url,
+    }),
+  );
+  const admin = new CustomersAdminClient({ baseUrl: customers.url, internalIdentitySecret: secret });
+  await admin.createCustomer({
+    cust_id: custId,
+    name: 'OpenAPI Conformance Inc.',
+    approval_required_over: 50000,
+  });
+  await admin.createCustomer({
+    cust_id: `${custId}-EU`,
+    name: 'OpenAPI Europe',
+    parent_cust_id: custId,
+    currency: 'EUR',
+  });
+  await admin.addAddress(custId, {
+    type: 'shipping',
+    label: 'HQ',
+    street_1: 'Hauptstr. 1',
+    city: 'Berlin',
+    region: 'BE',
+    postal_code: '10115',
+    country: 'DE',
+  });
+
+  const served = await fetch(`${gateway.url}/v1/openapi.json`);
+  expect(served.status).toBe(200);
+  document = (await served.json()) as Json;
+  conformance = new ResponseConformance(document);
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await customers?.stop();
+  await db?.drop();
+  await issuer?.close();
+});
+
+const token = (scope: string) => issuer.mint({ cust_id: custId, login: 'integrator', scope });
+
+describe('real answers conform to the served OpenAPI document', () => {
+  it('GET /v1/customers: a CustomerList of the account tree', async () => {
+    const res = await call('GET', '/v1/customers?limit=1', { token: token('orders:read') });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ object: 'list', has_more: true, data: [{ id: custId }] });
+    expect(conformance.problems('GET', '/v1/customers', res)).toEqual([]);
+    const next = await call('GET', `/v1/customers?starting_after=${(res.body as Json).next_cursor}`, {
+      token: token('orders:read'),
+    });
+    expect((next.body as Json).data.map((c: Json) => c.id)).toEqual([`${custId}-EU`]);
+    expect(conformance.problems('GET', '/v1/customers', next)).toEqual([]);
+  });
+
+  it('POST /v1/users answers 201 with a User; GET /v1/users a UserList', async () => {
+    const login = `oas.${randomUUID().slice(0, 8)}`;
+    const created = await call('POST', '/v1/users', {
+      token: token('users:write'),
+      body: { login, email: `${login}@example.com`, name: 'Ann Conformance', roles: ['shopper', 'approver'] },
+    });
+    expect(created.status).toBe(201);
+    expect(conformance.problems('POST', '/v1/users', created)).toEqual([]);
+
+    const listed = await call('GET', '/v1/users?status=active', { token: token('users:read') });
+    expect(listed.status).toBe(200);
+    expect((listed.body as Json).data.map((u: Json) => u.login)).toContain(login);
+    expect(conformance.problems('GET', '/v1/users', listed)).toEqual([]);
+  });
+
+  it('error answers of the service and of the gateway have the documented Error body and headers', async () => {
+    const missing = await call('POST', '/v1/users', { token: token('users:write'), body: { login: 'x.y' } });
+    expect(missing.status).toBe(422);
+    expect(conformance.problems('POST', '/v1/users', missing)).toEqual([]);
+
+    const unknown = await call('GET', '/v1/customers/NOPE-NOT-THERE', { token: token('orders:read') });
+    expect(unknown.status).toBe(404);
+    expect(conformance.problems('GET', '/v1/customers/{cust_id}', unknown)).toEqual([]);
+
+    const noToken = await call('GET', '/v1/users');
+    expect(noToken.status).toBe(401);
+    expect(conformance.problems('GET', '/v1/users', noToken)).toEqual([]);
+
+    const noScope = await call('GET', '/v1/users', { token: token('orders:read') });
+    expect(noScope.status).toBe(403);
+    expect(conformance.problems('GET', '/v1/users', noScope)).toEqual([]);
+
+    const badLimit = await call('GET', '/v1/users?limit=0', { token: token('users:read') });
+    expect(badLimit.status).toBe(422);
+    expect(conformance.problems('GET', '/v1/users', badLimit)).toEqual([]);
+  });
+
+  it('the check catches an answer that does not conform', async () => {
+    const res = await call('GET', '/v1/customers', { token: token('orders:read') });
+    const body = structuredClone(res.body as Json);
+    body.data[0].approval_required_over.amount = '500.00';
+    delete body.has_more;
+    const problems = conformance.problems('GET', '/v1/customers', { ...res, body });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        "body must have required property 'has_more'",
+        'body/data/0/approval_required_over/amount must be integer',
+      ]),
+    );
+    expect(conformance.problems('GET', '/v1/customers', { ...res, status: 201 })).toEqual([
+      'status 201 is not documented for GET /v1/customers',
+    ]);
+    const headers = new Headers(res.headers);
+    headers.delete('x-request-id');
+    expect(conformance.problems('GET', '/v1/customers', { ...res, headers })).toEqual([
+      'missing header X-Request-Id',
+    ]);
+  });
+});
