@@ -55,3 +55,42 @@ export async function enqueueEvents(trx: Knex.Transaction, events: EventEnvelope
   if (events.length === 0) return;
   await trx(OUTBOX_TABLE).insert(events.map(outboxRow));
 }
+
+/** A message of a topic that carries no event envelope (fulfilment updates, auth revocations). */
+export interface OutboxMessage {
+  topic: string;
+  /** Kafka key: messages of one key keep their order. */
+  key: string;
+  /** Unique id of the message (the outbox's `event_id`; consumers dedupe on it). */
+  id: string;
+  /** Sent as the `event-type` header. */
+  type: string;
+  /** The message, already validated by its schema; sent as JSON. */
+  value: unknown;
+}
+
+/**
+ * Writes a non-envelope message to the outbox, with the active trace context. With
+ * `ignoreDuplicate`, a message whose id is already in the outbox is not written again.
+ */
+export async function enqueueMessage(
+  db: Knex | Knex.Transaction,
+  message: OutboxMessage,
+  options: { ignoreDuplicate?: boolean } = {},
+): Promise<void> {
+  const headers = {
+    ...injectTraceHeaders(),
+    [EVENT_HEADERS.eventId]: message.id,
+    [EVENT_HEADERS.eventType]: message.type,
+    [EVENT_HEADERS.contentType]: 'application/json',
+  };
+  const insert = db(OUTBOX_TABLE).insert({
+    topic: message.topic,
+    key: message.key,
+    event_id: message.id,
+    event_type: message.type,
+    payload: JSON.stringify(message.value),
+    headers: JSON.stringify(headers),
+  });
+  await (options.ignoreDuplicate ? insert.onConflict('event_id').ignore() : insert);
+}

@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from '@ordering/testing';
 import {
   enqueueEvent,
   enqueueEvents,
+  enqueueMessage,
   inboxMigration,
   OutboxRelay,
   outboxMigration,
@@ -132,6 +133,33 @@ describe('the transactional outbox', () => {
       db.knex.transaction((trx) => enqueueEvent(trx, bad as unknown as EventEnvelope)),
     ).rejects.toThrow(/data\.total\.amount/);
     expect(await db.knex(OUTBOX_TABLE).count({ n: '*' })).toEqual([{ n: '0' }]);
+  });
+
+  it('publishes a non-envelope message (an auth revocation) as given, once per id', async () => {
+    const jti = unique('jti');
+    const revocation = { type: 'token.revoked', jti, exp: 1_900_000_000 };
+    const message = {
+      topic: TOPICS.auth,
+      key: `token.revoked:${jti}`,
+      id: `token.revoked:${jti}`,
+      type: 'token.revoked',
+      value: revocation,
+    };
+    const authReader = await readTopic(kafka, TOPICS.auth, 'now');
+    try {
+      await db.knex.transaction((trx) => enqueueMessage(trx, message));
+      await enqueueMessage(db.knex, message, { ignoreDuplicate: true });
+      await expect(enqueueMessage(db.knex, message)).rejects.toThrow(/duplicate key/);
+      await relay().flush();
+      const [received, ...more] = (await authReader.waitFor((ms) => ms.some(withKey(message.key)))).filter(
+        withKey(message.key),
+      );
+      expect(JSON.parse(received!.value!)).toEqual(revocation);
+      expect(received!.headers).toMatchObject({ 'event-id': message.id, 'event-type': 'token.revoked' });
+      expect(more).toEqual([]);
+    } finally {
+      await authReader.stop();
+    }
   });
 
   it('keeps per-key order across many events and two relay replicas', async () => {
