@@ -85,13 +85,14 @@ class ResponseConformance {
 async function call(
   method: string,
   path: string,
-  options: { token?: string; body?: unknown } = {},
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Headers; body: unknown }> {
   const res = await fetch(`${gateway.url}${path}`, {
     method,
     headers: {
       ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
       ...(options.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...options.headers,
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
   });
@@ -192,6 +193,44 @@ describe('real answers conform to the served OpenAPI document', () => {
     expect(listed.status).toBe(200);
     expect((listed.body as Json).data.map((u: Json) => u.login)).toContain(login);
     expect(conformance.problems('GET', '/v1/users', listed)).toEqual([]);
+  });
+
+  it('the other user endpoints, a replayed creation and a conflict answer as documented', async () => {
+    const login = `oas.${randomUUID().slice(0, 8)}`;
+    const body = { login, email: `${login}@example.com`, name: 'Bob Conformance' };
+    const key = randomUUID();
+    const create = () =>
+      call('POST', '/v1/users', { token: token('users:write'), body, headers: { 'Idempotency-Key': key } });
+    const first = await create();
+    const replay = await create();
+    expect([first.status, replay.status, replay.headers.get('idempotent-replayed')]).toEqual([
+      201,
+      201,
+      'true',
+    ]);
+    expect(conformance.problems('POST', '/v1/users', replay)).toEqual([]);
+
+    const taken = await call('POST', '/v1/users', { token: token('users:write'), body });
+    expect(taken.status).toBe(409);
+    expect(conformance.problems('POST', '/v1/users', taken)).toEqual([]);
+
+    const read = await call('GET', `/v1/users/${login}`, { token: token('users:read') });
+    expect(read.status).toBe(200);
+    expect(conformance.problems('GET', '/v1/users/{login}', read)).toEqual([]);
+    const patched = await call('PATCH', `/v1/users/${login}`, {
+      token: token('users:write'),
+      body: { department: 'Ops', roles: ['approver'] },
+    });
+    expect(patched.status).toBe(200);
+    expect(conformance.problems('PATCH', '/v1/users/{login}', patched)).toEqual([]);
+    const deactivated = await call('POST', `/v1/users/${login}/deactivate`, { token: token('users:write') });
+    expect(deactivated.status).toBe(200);
+    expect((deactivated.body as Json).status).toBe('deactivated');
+    expect(conformance.problems('POST', '/v1/users/{login}/deactivate', deactivated)).toEqual([]);
+
+    const customer = await call('GET', `/v1/customers/${custId}`, { token: token('orders:read') });
+    expect(customer.status).toBe(200);
+    expect(conformance.problems('GET', '/v1/customers/{cust_id}', customer)).toEqual([]);
   });
 
   it('error answers of the service and of the gateway have the documented Error body and headers', async () => {

@@ -1,4 +1,4 @@
-// What the gateway does with a request under /v1: find its route, authenticate the bearer token,
+// What the gateway does with a request under /v1 or /scim/v2: find its route, authenticate the bearer token,
 // check revocation and the rate limit (one Redis round trip), check the scope, then forward it to
 // the service with the caller's identity signed into a header.
 import type { RequestHandler } from 'express';
