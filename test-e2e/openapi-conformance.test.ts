@@ -178,6 +178,11 @@ describe('real answers conform to the served OpenAPI document', () => {
     });
     expect((next.body as Json).data.map((c: Json) => c.id)).toEqual([`${custId}-EU`]);
     expect(conformance.problems('GET', '/v1/customers', next)).toEqual([]);
+    const outside = await call('GET', '/v1/customers?parent_cust_id=SOMEONE-ELSE', {
+      token: token('orders:read'),
+    });
+    expect([outside.status, (outside.body as Json).data]).toEqual([200, []]);
+    expect(conformance.problems('GET', '/v1/customers', outside)).toEqual([]);
   });
 
   it('POST /v1/users answers 201 with a User; GET /v1/users a UserList', async () => {

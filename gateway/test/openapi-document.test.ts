@@ -362,6 +362,9 @@ describe('responses', () => {
     ]);
     expect(statuses('GET', '/v1/webhooks')).toEqual(['200', '401', '403', '422', '429', '500', '503', '504']);
     expect(statuses('POST', '/v1/users/{login}/deactivate')).not.toContain('422');
+    // A cust_id filter outside the token's reach is 404; parent_cust_id outside it lists nothing.
+    expect(statuses('GET', '/v1/users')).toContain('404');
+    expect(statuses('GET', '/v1/customers')).not.toContain('404');
     const cancel409 = deref(operation('POST', '/v1/orders/{id}/cancel').responses['409']);
     expect(cancel409.description).toContain('order_not_cancellable');
     expect(deref(operation('POST', '/v1/users').responses['409']).description).toContain('login_taken');

@@ -131,7 +131,6 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     tag: 'Customers',
     description: "The token's own account and every descendant.",
     query: ListCustomersQuery,
-    namesAccount: true,
     success: ok(CustomerList, 'A page of customer accounts'),
   },
   'GET /v1/customers/{cust_id}': {

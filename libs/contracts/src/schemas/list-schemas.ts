@@ -67,9 +67,9 @@ export const ListCatalogItemsQuery = z
 
 export const ListCustomersQuery = z
   .object({
-    parent_cust_id: custIdFilter
-      .optional()
-      .openapi({ description: 'Only the direct children of this account' }),
+    parent_cust_id: z.string().min(1).optional().openapi({
+      description: "Only the direct children of this account (none for an account outside the token's reach)",
+    }),
   })
   .extend(PaginationQuery.shape);
 
