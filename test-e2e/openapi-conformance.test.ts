@@ -282,3 +282,43 @@ describe('real answers conform to the served OpenAPI document', () => {
     ]);
   });
 });
+
+describe('SCIM through the gateway (left out of the OpenAPI document)', () => {
+  it('reaches the real customers service, which provisions into the token account with gateway URLs', async () => {
+    const provisioner = token('users:write');
+    const config = await fetch(`${gateway.url}/scim/v2/ServiceProviderConfig`, {
+      headers: { Authorization: `Bearer ${provisioner}` },
+    });
+    expect(config.status).toBe(200);
+    expect(config.headers.get('content-type')).toMatch(/^application\/scim\+json/);
+    const host = new URL(gateway.url).host;
+    expect(((await config.json()) as Json).meta.location).toBe(
+      `http://${host}/scim/v2/ServiceProviderConfig`,
+    );
+
+    const userName = `scim.${randomUUID().slice(0, 8)}`;
+    const created = await fetch(`${gateway.url}/scim/v2/Users`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${provisioner}`, 'Content-Type': 'application/scim+json' },
+      body: JSON.stringify({
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName,
+        name: { givenName: 'Sam', familyName: 'Scim' },
+        emails: [{ value: `${userName}@example.com`, primary: true }],
+        active: true,
+      }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toMatch(new RegExp(`^http://${host}/scim/v2/Users/`));
+
+    const viaApi = await call('GET', `/v1/users/${userName}`, { token: token('users:read') });
+    expect(viaApi.status).toBe(200);
+    expect(viaApi.body).toMatchObject({ login: userName, cust_id: custId });
+    expect(conformance.problems('GET', '/v1/users/{login}', viaApi)).toEqual([]);
+
+    const denied = await fetch(`${gateway.url}/scim/v2/Users`, {
+      headers: { Authorization: `Bearer ${token('users:read')}` },
+    });
+    expect(denied.status).toBe(403);
+  });
+});
