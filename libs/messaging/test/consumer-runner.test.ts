@@ -13,14 +13,8 @@ import {
   type ConsumerRunner,
   type EventHandlers,
 } from '../src';
-import {
-  createTopic,
-  readTopic,
-  testKafka,
-  unique,
-  waitUntil,
-  type TopicReader,
-} from './helpers/kafka-test-helpers';
+import { createTopic, testKafka } from './helpers/kafka-test-helpers';
+import { readTopic, unique, waitUntil, type TopicReader } from '@ordering/testing';
 
 let db: TestDatabase;
 let kafka: Kafka;

@@ -3,7 +3,8 @@ import { TOPICS, exampleOrder, newEvent } from '@ordering/contracts';
 import { startInMemoryTracing, type InMemoryTracing } from '@ordering/telemetry';
 import { createTestDatabase, type TestDatabase } from '@ordering/testing';
 import { createConsumer, enqueueEvent, inboxMigration, OutboxRelay, outboxMigration } from '../src';
-import { testKafka, unique, waitUntil } from './helpers/kafka-test-helpers';
+import { testKafka } from './helpers/kafka-test-helpers';
+import { unique, waitUntil } from '@ordering/testing';
 
 let tracing: InMemoryTracing;
 let db: TestDatabase;

@@ -19,15 +19,8 @@ import {
   outboxMigration,
   OUTBOX_TABLE,
 } from '../src';
-import {
-  BROKERS,
-  readTopic,
-  recordingLogger,
-  testKafka,
-  unique,
-  waitUntil,
-  type TopicReader,
-} from './helpers/kafka-test-helpers';
+import { BROKERS, recordingLogger, testKafka } from './helpers/kafka-test-helpers';
+import { readTopic, unique, waitUntil, type TopicReader } from '@ordering/testing';
 
 const migrations = [outboxMigration, inboxMigration];
 

@@ -1,7 +1,7 @@
 // Kafka in tests: a reader that collects what reaches a topic (read back by an independent
 // consumer, as integrators would), and waiting for a condition instead of sleeping.
 import { randomBytes } from 'node:crypto';
-import type { IHeaders, Kafka } from 'kafkajs';
+import { Kafka, logLevel, type IHeaders } from 'kafkajs';
 
 /** A name no other test run uses (consumer groups, topics, keys). */
 export function unique(prefix: string): string {
@@ -113,4 +113,46 @@ export async function waitUntil(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A kafkajs client of the test broker (KAFKA_BROKERS, set by the test command or global setup). */
+export function testKafkaClient(clientId = unique('test-client')): Kafka {
+  const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:29092').split(',');
+  return new Kafka({ clientId, brokers, logLevel: logLevel.NOTHING });
+}
+
+export interface EventReader<E> {
+  /** The matching events read so far, in the order they arrived. */
+  readonly events: E[];
+  /** Resolves with the matching events once `done` holds for them; rejects after `timeoutMs`. */
+  waitFor(done: (events: E[]) => boolean, timeoutMs?: number): Promise<E[]>;
+  stop(): Promise<void>;
+}
+
+/** Like readTopic, for topics of JSON events: the parsed events that `match` accepts. */
+export async function readEvents<E = { id: string; type: string; cust_id: string; data: unknown }>(
+  topic: string,
+  match: (event: E) => boolean,
+  kafka: Kafka = testKafkaClient(),
+): Promise<EventReader<E>> {
+  const reader = await readTopic(kafka, topic);
+  const matching = (): E[] =>
+    reader.messages.flatMap((m) => {
+      try {
+        const event = JSON.parse(m.value ?? 'null') as E | null;
+        return event !== null && match(event) ? [event] : [];
+      } catch {
+        return [];
+      }
+    });
+  return {
+    get events() {
+      return matching();
+    },
+    waitFor: async (done, timeoutMs = 20_000) => {
+      await reader.waitFor(() => done(matching()), timeoutMs);
+      return matching();
+    },
+    stop: () => reader.stop(),
+  };
 }

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { TOPICS } from '@ordering/contracts';
 import { type Harness, startHarness } from './support/customers-harness';
-import { readEvents } from './support/kafka-events';
+import { readEvents } from '@ordering/testing';
 
 let h: Harness;
 let custId: string;

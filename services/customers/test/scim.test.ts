@@ -1,7 +1,7 @@
 // The SCIM 2.0 provisioning feed, checked against the examples of RFC 7643 and RFC 7644.
 import { TOPICS } from '@ordering/contracts';
 import { type Harness, startHarness } from './support/customers-harness';
-import { readEvents } from './support/kafka-events';
+import { readEvents } from '@ordering/testing';
 
 let h: Harness;
 let custId: string;

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { TOPICS, User } from '@ordering/contracts';
 import { type Harness, createTree, startHarness } from './support/customers-harness';
-import { readEvents } from './support/kafka-events';
+import { readEvents } from '@ordering/testing';
 
 let h: Harness;
 let tree: { root: string; child: string; grandchild: string };
