@@ -26,7 +26,7 @@ export interface KafkaBrokerOptions {
 export interface RunningKafkaBroker {
   brokers: string[];
   pid: number;
-  /** True when this call started the broker; false when one was already running. */
+  /** True when this call started the broker; false when one was already running (pid 0: not ours). */
   started: boolean;
 }
 
@@ -198,10 +198,11 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Run
     return { brokers, pid: running, started: false };
   }
   if (await kafkaAnswers(brokers, 1500)) {
-    throw new Error(
-      `port ${options.port} already has a Kafka broker that is not ours (${options.dataDir}); ` +
-        'stop it or choose another port',
-    );
+    // A broker this data directory did not start (another checkout's, or one left behind by a run
+    // that was killed): use it as it is, create our topics, and leave stopping it to its owner.
+    log(`Kafka already answers on ${brokers[0]} (not started from ${options.dataDir}); using it`);
+    await createTopics(brokers, options.topics ?? []);
+    return { brokers, pid: 0, started: false };
   }
 
   const libs = ensureKafkaJars(log);
