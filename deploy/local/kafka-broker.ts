@@ -132,8 +132,8 @@ function readPid(dataDir: string): number | undefined {
   }
 }
 
-/** Asks the broker for its cluster metadata; resolves true once it answers. */
-export async function kafkaAnswers(brokers: string[], timeoutMs = 3000): Promise<boolean> {
+/** Asks the broker for its cluster metadata: its cluster id, or undefined when it does not answer. */
+export async function kafkaClusterId(brokers: string[], timeoutMs = 3000): Promise<string | undefined> {
   const kafka = new Kafka({
     clientId: 'ordering-probe',
     brokers,
@@ -143,19 +143,23 @@ export async function kafkaAnswers(brokers: string[], timeoutMs = 3000): Promise
   });
   const admin = kafka.admin();
   try {
-    await Promise.race([
+    return await Promise.race([
       (async () => {
         await admin.connect();
-        await admin.describeCluster();
+        return (await admin.describeCluster()).clusterId;
       })(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs)),
+      new Promise<undefined>((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs)),
     ]);
-    return true;
   } catch {
-    return false;
+    return undefined;
   } finally {
     await admin.disconnect().catch(() => {});
   }
+}
+
+/** Resolves true once a broker answers at `brokers`. */
+export async function kafkaAnswers(brokers: string[], timeoutMs = 3000): Promise<boolean> {
+  return (await kafkaClusterId(brokers, timeoutMs)) !== undefined;
 }
 
 /** Creates the topics that do not exist yet and waits for their partition leaders. */
@@ -192,7 +196,10 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Run
   fs.mkdirSync(options.dataDir, { recursive: true });
 
   const running = readPid(options.dataDir);
-  if (running && (await kafkaAnswers(brokers))) {
+  const knownClusterId = fs.existsSync(path.join(options.dataDir, 'cluster.id'))
+    ? fs.readFileSync(path.join(options.dataDir, 'cluster.id'), 'utf8').trim()
+    : undefined;
+  if (running && knownClusterId !== undefined && (await kafkaClusterId(brokers)) === knownClusterId) {
     log(`Kafka already running on ${brokers[0]} (pid ${running})`);
     await createTopics(brokers, options.topics ?? []);
     return { brokers, pid: running, started: false };
@@ -262,11 +269,14 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Run
   log(`starting Kafka ${KAFKA_VERSION} on ${brokers[0]} (pid ${child.pid}, log ${logFile})`);
 
   const deadline = Date.now() + 90_000;
-  while (!(await kafkaAnswers(brokers, 2000))) {
-    if (!isAlive(child.pid)) {
-      const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n');
-      throw new Error(`Kafka exited while starting; last lines of ${logFile}:\n${tail}`);
-    }
+  const exitedWhileStarting = () => {
+    const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n');
+    return new Error(`Kafka exited while starting; last lines of ${logFile}:\n${tail}`);
+  };
+  // The broker that answers must be ours (our cluster id): another one on the port, say one starting
+  // at the same moment, must not pass for ours while ours failed to bind.
+  while ((await kafkaClusterId(brokers, 2000)) !== clusterId) {
+    if (!isAlive(child.pid)) throw exitedWhileStarting();
     if (Date.now() > deadline) {
       await stopKafkaBroker(options.dataDir);
       throw new Error(`Kafka did not answer on ${brokers[0]} within 90 s; see ${logFile}`);

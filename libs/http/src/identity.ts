@@ -7,6 +7,11 @@ import { AuthenticationError, NotAllowedError } from '@ordering/errors';
 
 export const IDENTITY_HEADER = 'X-Ordering-Identity';
 export const ADMIN_SCOPE = 'admin:all';
+/**
+ * Held only by the platform's own callers (services, operators) on `/internal` routes, which the
+ * gateway never routes. A customer's `admin:all` does not imply it.
+ */
+export const INTERNAL_SCOPE = 'internal';
 
 export interface Identity {
   /** Subject of the access token. */
@@ -105,9 +110,10 @@ export function requireIdentity(secret: string, now: () => number = () => Date.n
   };
 }
 
-/** Whether the identity holds `scope`; `admin:all` implies every scope. */
+/** Whether the identity holds `scope`; `admin:all` implies every scope but `internal`. */
 export function hasScope(identity: Identity, scope: string): boolean {
-  return identity.scopes.includes(ADMIN_SCOPE) || identity.scopes.includes(scope);
+  if (identity.scopes.includes(scope)) return true;
+  return scope !== INTERNAL_SCOPE && identity.scopes.includes(ADMIN_SCOPE);
 }
 
 /** The identity set by `requireIdentity`; 401 when the route was mounted without it. */

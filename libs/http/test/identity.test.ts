@@ -175,3 +175,12 @@ describe('requireIdentity / requireScope middleware', () => {
     await request(bare).get('/x').expect(401);
   });
 });
+
+describe('the internal scope', () => {
+  const base = { sub: 's', cust_id: 'A', login: 'l', client_id: 'c', jti: 'j', exp: 0 };
+  it('is implied by nothing: a customer admin does not reach internal routes', () => {
+    expect(hasScope({ ...base, scopes: ['admin:all'] }, 'internal')).toBe(false);
+    expect(hasScope({ ...base, scopes: ['internal'] }, 'internal')).toBe(true);
+    expect(hasScope({ ...base, scopes: ['admin:all'] }, 'orders:write')).toBe(true);
+  });
+});

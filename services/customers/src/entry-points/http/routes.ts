@@ -1,12 +1,11 @@
 // Every HTTP route of the service and who may call it: `/v1` and `/scim/v2` take the identity the
 // gateway forwards; `/internal` only identities with the `internal` scope (services, operators).
 import type express from 'express';
-import { requireIdentity } from '@ordering/http';
+import { INTERNAL_SCOPE, requireIdentity, requireScope } from '@ordering/http';
 import type { IdempotencyStore } from '../../data-access/idempotency-store';
 import type { UseCases } from '../../domain/use-cases';
 import { adminRoutes } from './admin-routes';
 import { customerRoutes } from './customer-routes';
-import { requireInternalCaller } from './internal-auth';
 import { internalRoutes } from './internal-routes';
 import { scimErrors, scimRoutes } from './scim-routes';
 import { userRoutes } from './user-routes';
@@ -29,7 +28,7 @@ export function mountRoutes(app: express.Express, deps: RouteDependencies): void
     }),
   );
   app.use('/scim/v2', scimErrors);
-  app.use('/internal', requireIdentity(deps.identitySecret), requireInternalCaller());
+  app.use('/internal', requireIdentity(deps.identitySecret), requireScope(INTERNAL_SCOPE));
   app.use(internalRoutes(deps.useCases));
   app.use(adminRoutes(deps.useCases));
 }

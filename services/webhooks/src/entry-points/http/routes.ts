@@ -1,7 +1,7 @@
 // Internal routes (never routed by the gateway): what the service has received, for operators.
 import type express from 'express';
 import { NotFoundError } from '@ordering/errors';
-import { requireIdentity, requireScope } from '@ordering/http';
+import { INTERNAL_SCOPE, requireIdentity, requireScope } from '@ordering/http';
 import type { AccountEventRepository } from '../../data-access/account-event-repository';
 
 export function mountRoutes(
@@ -11,7 +11,7 @@ export function mountRoutes(
   app.get(
     '/internal/v1/events/:event_id',
     requireIdentity(deps.identitySecret),
-    requireScope('internal'),
+    requireScope(INTERNAL_SCOPE),
     async (req, res) => {
       const recorded = await deps.events.find(String(req.params.event_id));
       if (!recorded) throw new NotFoundError('No such event', 'event_id');
