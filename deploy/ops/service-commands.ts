@@ -1,10 +1,7 @@
 // Each service contributes its operator subcommands (src/entry-points/cli); they are mounted here.
 import type { Command } from 'commander';
-import {
-  customersCommand,
-  usersCommand,
-} from '../../services/customers/src/entry-points/cli/customers-command';
-import { authCli } from '../../services/auth/src/entry-points/cli/auth-cli';
+import { authCli } from '@ordering/auth-service';
+import { customersCommand, usersCommand } from '@ordering/customers-service';
 import { defaultSettings, serviceUrl } from '../local/stack-definition';
 
 type Register = (program: Command) => void;

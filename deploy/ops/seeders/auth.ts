@@ -1,11 +1,8 @@
 // Demo OAuth clients of the auth service, per demo account: server-to-server with every scope,
 // read-only, and a first-party web client for the code flow (loopback redirect URI). Written to
-// the auth database through the service's own data-access layer, as its operator CLI does.
-// Idempotent: existing clients get a new secret, which goes to .local/stack.json.
-import { createKnex } from '@ordering/db';
-import { ClientRepository } from '../../../services/auth/src/data-access/client-repository';
-import { ensureDemoClients } from '../../../services/auth/src/domain/demo-clients-use-case';
-import { cliEnvSchema } from '../../../services/auth/src/entry-points/cli/auth-cli';
+// the auth database by the service's own CLI code, as an operator would. Idempotent: existing
+// clients get a new secret, which goes to .local/stack.json.
+import { registerDemoClients } from '@ordering/auth-service';
 import type { DemoData } from '../../local/stack-file';
 import type { SeedContext } from '../seed-demo-data';
 
@@ -20,29 +17,19 @@ function integrationLogin(demo: DemoData, custId: string): string {
 export async function seedAuth(ctx: SeedContext, demo: DemoData): Promise<void> {
   const proc = ctx.procs.find((p) => p.name === 'auth');
   if (!proc) return;
-  const config = cliEnvSchema.parse({ ...process.env, ...proc.env });
-  const knex = createKnex({ url: config.DATABASE_URL, service: 'auth-seeder', pool: { max: 2 } });
-  try {
-    const deps = {
-      clients: new ClientRepository(knex),
-      secretKey: config.CLIENT_SECRET_KEY,
-      now: () => new Date(),
-    };
-    const accounts = demo.customers.length ? demo.customers.map((c) => c.cust_id) : FALLBACK_ACCOUNTS;
-    for (const custId of accounts) {
-      const clients = await ensureDemoClients(deps, { custId, login: integrationLogin(demo, custId) });
-      for (const c of clients) {
-        demo.clients.push({
-          client_id: c.client_id,
-          ...(c.client_secret ? { client_secret: c.client_secret } : {}),
-          cust_id: c.cust_id,
-          login: c.login,
-          scopes: c.scopes,
-          redirect_uris: c.redirect_uris,
-        });
-      }
-    }
-  } finally {
-    await knex.destroy();
+  const accounts = demo.customers.length ? demo.customers.map((c) => c.cust_id) : FALLBACK_ACCOUNTS;
+  const clients = await registerDemoClients(
+    { ...process.env, ...proc.env },
+    accounts.map((custId) => ({ custId, login: integrationLogin(demo, custId) })),
+  );
+  for (const c of clients) {
+    demo.clients.push({
+      client_id: c.client_id,
+      ...(c.client_secret ? { client_secret: c.client_secret } : {}),
+      cust_id: c.cust_id,
+      login: c.login,
+      scopes: c.scopes,
+      redirect_uris: c.redirect_uris,
+    });
   }
 }

@@ -1,9 +1,6 @@
 // Demo accounts, addresses and users of the customers service, created through its internal admin
 // endpoints. Idempotent: what exists already is kept (passwords are set again to the known ones).
-import {
-  AdminApiError,
-  CustomersAdminClient,
-} from '../../../services/customers/src/entry-points/cli/customers-admin-client';
+import { AdminApiError, CustomersAdminClient } from '@ordering/customers-service';
 import type { DemoCustomer, DemoData, DemoUser } from '../../local/stack-file';
 import type { SeedContext } from '../seed-demo-data';
 

@@ -19,6 +19,7 @@ import {
   rotateClientSecret,
   type ClientRegistrationDeps,
 } from '../../domain/client-registration-use-case';
+import { ensureDemoClients, type DemoClientCredentials } from '../../domain/demo-clients-use-case';
 import { CLIENT_TYPES, type ClientType } from '../../domain/oauth-client';
 import { DEFAULT_KEY_OVERLAP_SECONDS, rotateSigningKey } from '../../domain/signing-key-use-case';
 import { splitScopes } from '../../domain/scopes';
@@ -55,6 +56,22 @@ async function withDatabase<T>(
 
 function registrationDeps(knex: Knex, cfg: z.infer<typeof cliEnvSchema>): ClientRegistrationDeps {
   return { clients: new ClientRepository(knex), secretKey: cfg.CLIENT_SECRET_KEY, now: () => new Date() };
+}
+
+/**
+ * The demo clients of each account (local stack seed), on the database of `source`'s DATABASE_URL;
+ * idempotent: existing demo clients get a new secret, returned here (secrets are shown once).
+ */
+export function registerDemoClients(
+  source: NodeJS.ProcessEnv,
+  accounts: { custId: string; login: string }[],
+): Promise<DemoClientCredentials[]> {
+  return withDatabase(source, async (knex, cfg) => {
+    const registered: DemoClientCredentials[] = [];
+    for (const account of accounts)
+      registered.push(...(await ensureDemoClients(registrationDeps(knex, cfg), account)));
+    return registered;
+  });
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
