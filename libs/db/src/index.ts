@@ -4,3 +4,4 @@ export * from './create-knex';
 export * from './ensure-database';
 export * from './migrations';
 export * from './db-env';
+export * from './open-service-database';

@@ -6,7 +6,7 @@ import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import type { Knex } from 'knex';
 import type Provider from 'oidc-provider';
 import type { JWK } from 'oidc-provider';
-import { createKnex, databaseReadinessCheck, ensureDatabase, migrateLatest } from '@ordering/db';
+import { databaseReadinessCheck, openServiceDatabase } from '@ordering/db';
 import {
   createApp,
   createLogger,
@@ -79,8 +79,12 @@ export async function buildAuthService(
   const encryptionKey = decodeKey(config.KEY_ENCRYPTION_KEY);
   if (!encryptionKey) throw new Error('KEY_ENCRYPTION_KEY must be 32 bytes');
 
-  await ensureDatabase(config.DATABASE_URL);
-  const knex = createKnex({ url: config.DATABASE_URL, service: config.SERVICE_NAME, logger });
+  const knex = await openServiceDatabase({
+    url: config.DATABASE_URL,
+    service: config.SERVICE_NAME,
+    logger,
+    migrations,
+  });
   const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
   let kafkaHealth: KafkaHealth | undefined;
   const close = async () => {
@@ -89,7 +93,6 @@ export async function buildAuthService(
     await knex.destroy();
   };
   try {
-    await migrateLatest(knex, migrations);
     await redis.connect();
     const keyDeps: SigningKeyDeps = {
       keys: new SigningKeyRepository(knex),

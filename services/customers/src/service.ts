@@ -2,7 +2,7 @@
 // outbox relay. `startCustomersService` runs it in-process (tests, e2e); start.ts runs the same
 // entry points under runService (production).
 import type { Knex } from 'knex';
-import { createKnex, databaseReadinessCheck, ensureDatabase, migrateLatest } from '@ordering/db';
+import { databaseReadinessCheck, openServiceDatabase } from '@ordering/db';
 import {
   type EntryPoint,
   type Logger,
@@ -45,18 +45,13 @@ export async function buildCustomersService(
   const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
   const clock = options.clock ?? systemClock;
 
-  await ensureDatabase(config.DATABASE_URL);
-  const knex = createKnex({
+  const knex = await openServiceDatabase({
     url: config.DATABASE_URL,
     service: config.SERVICE_NAME,
     pool: { max: config.DATABASE_POOL_MAX },
+    logger,
+    migrations,
   });
-  try {
-    await migrateLatest(knex, migrations);
-  } catch (err) {
-    await knex.destroy();
-    throw err;
-  }
 
   const db = new CustomersDatabase(knex);
   const useCases = createUseCases(db, {

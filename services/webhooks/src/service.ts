@@ -2,7 +2,7 @@
 // the HTTP app. `startWebhooksService` runs it in-process (tests, e2e); start.ts runs the same entry
 // points under runService (production).
 import type { Knex } from 'knex';
-import { createKnex, databaseReadinessCheck, ensureDatabase, migrateLatest } from '@ordering/db';
+import { databaseReadinessCheck, openServiceDatabase } from '@ordering/db';
 import {
   type EntryPoint,
   type Logger,
@@ -33,18 +33,13 @@ export async function buildWebhooksService(
   options: { logger?: Logger } = {},
 ): Promise<WebhooksService> {
   const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
-  await ensureDatabase(config.DATABASE_URL);
-  const knex = createKnex({
+  const knex = await openServiceDatabase({
     url: config.DATABASE_URL,
     service: config.SERVICE_NAME,
     pool: { max: config.DATABASE_POOL_MAX },
+    logger,
+    migrations,
   });
-  try {
-    await migrateLatest(knex, migrations);
-  } catch (err) {
-    await knex.destroy();
-    throw err;
-  }
 
   const events = new AccountEventRepository(knex);
   const kafka = createKafka({ clientId: config.SERVICE_NAME, brokers: config.KAFKA_BROKERS, logger });
