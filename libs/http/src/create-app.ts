@@ -1,9 +1,9 @@
 // The Express app every service and the gateway start from: request id, access log, JSON body,
 // health routes, the caller's routes, a 404 for unknown paths and the one error middleware.
 import express from 'express';
-import { pinoHttp } from 'pino-http';
 import { NotFoundError } from '@ordering/errors';
 import './express-types';
+import { accessLog, provideRequestLogger } from './access-log';
 import { errorMiddleware } from './error-middleware';
 import { DEFAULT_READINESS_TIMEOUT_MS, type ReadinessCheck, mountHealthRoutes } from './health-routes';
 import type { Logger } from './logger';
@@ -23,34 +23,14 @@ export interface CreateAppOptions {
   routes: (app: express.Express) => void;
 }
 
-const QUIET_PATHS = new Set(['/healthz', '/readyz']);
-
 export function createApp(options: CreateAppOptions): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
 
   app.use(requestId());
-  app.use(
-    pinoHttp({
-      logger: options.logger,
-      genReqId: (req) => req.id,
-      customAttributeKeys: { reqId: 'request_id' },
-      // `req.log` lines carry only the request id; the access line carries the whole request.
-      quietReqLogger: true,
-      customLogLevel: (req, res, err) => {
-        if (err || res.statusCode >= 500) return 'error';
-        if (res.statusCode >= 400) return 'warn';
-        // Probes every few seconds would drown the log; their failures are still logged.
-        return QUIET_PATHS.has((req.url ?? '').split('?')[0] ?? '') ? 'silent' : 'info';
-      },
-      // The error middleware already logged a failure with its stack: no second, synthetic one.
-      customErrorObject: (_req, _res, err, val: Record<string, unknown>) =>
-        err.message.startsWith('failed with status code') ? { ...val, err: undefined } : val,
-      customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-      customSuccessMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-    }),
-  );
+  provideRequestLogger(app, options.logger);
+  app.use(accessLog(options.logger));
   if (options.bodyLimit !== false) app.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
 
   mountHealthRoutes(app, options.readiness ?? [], options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS);

@@ -61,7 +61,7 @@ export function toHttpAppError(err: unknown): AppError {
 }
 
 export interface ErrorMiddlewareOptions {
-  /** Used when the request has no pino-http `req.log`. */
+  /** Used when the request has no `req.log` (an app not made by createApp). */
   logger?: Logger;
 }
 

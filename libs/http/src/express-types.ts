@@ -1,12 +1,13 @@
-// What this library adds to Express's Request. It augments the core Request interface itself:
-// pino-http types `IncomingMessage.id` loosely (string | number | object), and only a declaration
-// on the derived interface narrows `req.id` to the string the request-id middleware sets.
+// What this library adds to Express's Request, declared on the core Request interface itself.
 import type { Identity } from './identity';
+import type { Logger } from './logger';
 
 declare module 'express-serve-static-core' {
   interface Request {
     /** The request id (also the `X-Request-Id` response header). */
     id: string;
+    /** A logger whose lines carry the request id (created on first use, see access-log.ts). */
+    log: Logger;
     /** The caller's identity, set by `requireIdentity`. */
     identity?: Identity;
   }

@@ -2,6 +2,7 @@ import './express-types';
 
 export * from './logger';
 export * from './request-id';
+export * from './access-log';
 export * from './error-middleware';
 export * from './health-routes';
 export * from './create-app';

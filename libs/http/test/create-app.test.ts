@@ -99,8 +99,102 @@ describe('createApp: request ids', () => {
       .send({})
       .expect(201);
     const line = logs.lines().find((l) => l.request_id === res.headers['x-request-id']);
-    expect(line).toMatchObject({ service: 'test-service', level: 'info', msg: 'POST /echo 201' });
+    expect(line).toMatchObject({
+      service: 'test-service',
+      level: 'info',
+      msg: 'POST /echo 201',
+      req: { method: 'POST', url: '/echo' },
+      res: { statusCode: 201 },
+    });
+    expect(line?.responseTime).toEqual(expect.any(Number));
+    expect(line).not.toHaveProperty('aborted');
     expect(logs.text()).not.toContain('secret-token');
+  });
+
+  it('logs the access line of a 4xx at warn and of a 5xx at error, with the query', async () => {
+    const { app, logs } = appWith();
+    await request(app).get('/orders/ord_9?expand=items').set('X-Request-Id', 'r-404').expect(404);
+    await request(app).get('/boom').set('X-Request-Id', 'r-500').expect(500);
+    const access = logs.lines().filter((l) => l.res !== undefined);
+    expect(access).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        request_id: 'r-404',
+        msg: 'GET /orders/ord_9?expand=items 404',
+      }),
+      expect.objectContaining({ level: 'error', request_id: 'r-500', msg: 'GET /boom 500' }),
+    ]);
+  });
+
+  it('writes no access line below the logger level, but still the 4xx at warn', async () => {
+    const logs = captureLogs('test-service', 'warn');
+    const app = createApp({
+      service: 'test-service',
+      logger: logs.logger,
+      routes: (app) => app.get('/ok', (_req, res) => res.json({ ok: true })),
+    });
+    await request(app).get('/ok').expect(200);
+    await request(app).get('/missing').set('X-Request-Id', 'r-miss').expect(404);
+    expect(logs.lines().map((l) => l.msg)).toEqual(['GET /missing 404']);
+  });
+
+  it('gives routes req.log, whose lines carry the request id (one child per request)', async () => {
+    const { logs } = appWith();
+    const app = createApp({
+      service: 'test-service',
+      logger: logs.logger,
+      routes: (app) =>
+        app.get('/noted', (req, res) => {
+          req.log.info({ step: 1 }, 'noted');
+          req.log.info({ step: 2 }, 'noted');
+          res.json({ same: req.log === req.log });
+        }),
+    });
+    const res = await request(app).get('/noted').set('X-Request-Id', 'r-noted').expect(200);
+    expect(res.body).toEqual({ same: true });
+    expect(logs.lines().filter((l) => l.msg === 'noted')).toEqual([
+      expect.objectContaining({ request_id: 'r-noted', step: 1, service: 'test-service' }),
+      expect.objectContaining({ request_id: 'r-noted', step: 2, service: 'test-service' }),
+    ]);
+  });
+
+  it('marks the access line of a request whose client went away before the answer', async () => {
+    const logs = captureLogs();
+    let entered: () => void = () => {};
+    const inRoute = new Promise<void>((resolve) => (entered = resolve));
+    const app = createApp({
+      service: 'test-service',
+      logger: logs.logger,
+      routes: (app) =>
+        app.get('/hang', (_req, res) => {
+          entered();
+          setTimeout(() => res.json({ late: true }), 200).unref();
+        }),
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const controller = new AbortController();
+      const call = fetch(`http://127.0.0.1:${port}/hang`, {
+        headers: { 'X-Request-Id': 'r-gone' },
+        signal: controller.signal,
+      }).catch(() => undefined);
+      await inRoute;
+      controller.abort();
+      await call;
+      const deadline = Date.now() + 2000;
+      while (!logs.lines().some((l) => l.request_id === 'r-gone') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(logs.lines().find((l) => l.request_id === 'r-gone')).toMatchObject({
+        aborted: true,
+        msg: 'GET /hang 200',
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

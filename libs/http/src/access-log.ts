@@ -1,0 +1,68 @@
+// Logging per request, paid for only when something is written. The access line is one line at
+// the end of the response: request id, method, URL, status, duration (level error for 5xx, warn
+// for 4xx, info otherwise; passing health probes are not logged). Nothing is built when the level
+// hides that line. `req.log`, a child logger whose lines carry the request id, is created the first
+// time a route (or the error middleware) asks for it, not for every request.
+import type { Express, RequestHandler } from 'express';
+import type { Logger } from './logger';
+
+/** Probes every few seconds would drown the log; their failures are still logged. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz']);
+
+type AccessLevel = 'error' | 'warn' | 'info';
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/**
+ * Writes one access line per request once its response is done (or the client went away first:
+ * then `aborted: true`).
+ */
+export function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const startedAt = Date.now();
+    res.once('close', () => {
+      const status = res.statusCode;
+      const url = req.originalUrl;
+      let level: AccessLevel;
+      if (status >= 500) level = 'error';
+      else if (status >= 400) level = 'warn';
+      else if (QUIET_PATHS.has(pathOf(url))) return;
+      else level = 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          request_id: req.id,
+          req: { method: req.method, url, remoteAddress: req.socket?.remoteAddress },
+          res: { statusCode: status },
+          responseTime: Date.now() - startedAt,
+          ...(res.writableFinished ? {} : { aborted: true }),
+        },
+        `${req.method} ${url} ${status}`,
+      );
+    });
+    next();
+  };
+}
+
+const REQUEST_LOGGER = Symbol('requestLogger');
+
+/**
+ * Gives every request of `app` a lazy `req.log`: `logger.child({ request_id })`, made on first
+ * use and kept for the rest of the request. A route may also assign its own.
+ */
+export function provideRequestLogger(app: Express, logger: Logger): void {
+  type WithLogger = { id: string; [REQUEST_LOGGER]?: Logger };
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    enumerable: false,
+    get(this: WithLogger): Logger {
+      return (this[REQUEST_LOGGER] ??= logger.child({ request_id: this.id }));
+    },
+    set(this: WithLogger, value: Logger) {
+      this[REQUEST_LOGGER] = value;
+    },
+  });
+}
