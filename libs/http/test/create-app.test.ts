@@ -9,7 +9,7 @@ import {
   RateLimitError,
   UnavailableError,
 } from '@ordering/errors';
-import { createApp, type ReadinessCheck } from '../src';
+import { createApp, newRequestId, type ReadinessCheck } from '../src';
 import { captureLogs } from './log-capture';
 
 function appWith(
@@ -63,6 +63,12 @@ describe('createApp: request ids', () => {
     const res = await request(app).post('/echo').send({ a: 1 }).expect(201);
     expect(res.headers['x-request-id']).toMatch(/^req_[A-Za-z0-9]{16}$/);
     expect(res.body).toEqual({ received: { a: 1 }, request_id: res.headers['x-request-id'] });
+  });
+
+  it('never repeats a generated id, across refills of the random pool', () => {
+    const ids = Array.from({ length: 5000 }, () => newRequestId());
+    for (const id of ids) expect(id).toMatch(/^req_[A-Za-z0-9]{16}$/);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('passes a sane X-Request-Id through', async () => {
