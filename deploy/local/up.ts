@@ -9,15 +9,17 @@ import path from 'node:path';
 import { ALL_TOPICS } from '@ordering/contracts';
 import { ensureDatabase } from '@ordering/db';
 import { localStateDir, startKafkaBroker, stopKafkaBroker } from './kafka-broker';
-import { assertLocalServers } from './local-servers';
+import { assertLocalServers, tcpReachable } from './local-servers';
 import { defaultSettings, ports, repoRoot, stackProcesses, type StackProcess } from './stack-definition';
 import { seedDemoData } from '../ops/seed-demo-data';
 import { writeStackFile, stackFilePath, type StackFile } from './stack-file';
 
 const kafkaDir = localStateDir('kafka');
+const lockFile = localStateDir('up.pid');
 const logDir = localStateDir('logs');
 const children: { proc: StackProcess; child: ChildProcess }[] = [];
 let stopping = false;
+let holdsLock = false;
 
 function say(message: string): void {
   console.log(`[up] ${message}`);
@@ -74,10 +76,40 @@ async function waitReady(proc: StackProcess, timeoutMs = 60_000): Promise<void> 
   );
 }
 
+/** One platform per checkout: a second `./dev up` would fight the first over ports and Kafka. */
+function takeLock(): void {
+  try {
+    const pid = Number(fs.readFileSync(lockFile, 'utf8'));
+    process.kill(pid, 0);
+    throw new Error(
+      `the platform is already up in this checkout (pid ${pid}, ${stackFilePath()}); ` +
+        `stop it first (Ctrl-C in its terminal, or kill -TERM ${pid})`,
+    );
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith('the platform is already up')) throw err;
+    // No lock file, or its process is gone: ours now.
+  }
+  fs.mkdirSync(path.dirname(lockFile), { recursive: true });
+  fs.writeFileSync(lockFile, String(process.pid));
+  holdsLock = true;
+}
+
+/** Every fixed port must be free before anything starts; say which variable moves a taken one. */
+async function assertPortsFree(procs: StackProcess[]): Promise<void> {
+  const taken: string[] = [];
+  for (const proc of procs) {
+    if (await tcpReachable('127.0.0.1', proc.port, 500)) {
+      taken.push(`${proc.name} port ${proc.port} is in use (set ${proc.name.toUpperCase()}_PORT to move it)`);
+    }
+  }
+  if (taken.length > 0) throw new Error(`ports in use:\n  ${taken.join('\n  ')}`);
+}
+
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   say('stopping the platform...');
+  if (!holdsLock) process.exit(code);
   fs.rmSync(stackFilePath(), { force: true });
   for (const { proc, child } of [...children].reverse()) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
@@ -90,6 +122,7 @@ async function shutdown(code: number): Promise<void> {
     say(`${proc.name} stopped`);
   }
   await stopKafkaBroker(kafkaDir);
+  fs.rmSync(lockFile, { force: true });
   say('Kafka stopped; bye');
   process.exit(code);
 }
@@ -98,7 +131,10 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
   const settings = defaultSettings();
+  takeLock();
   fs.mkdirSync(logDir, { recursive: true });
+  const procs = stackProcesses(settings);
+  await assertPortsFree(procs);
 
   await assertLocalServers(`${settings.pgBaseUrl}/postgres`, settings.redisUrl);
   say('PostgreSQL and Redis answer');
@@ -114,7 +150,6 @@ async function main(): Promise<void> {
   say('building service bundles');
   await runToEnd('pnpm', ['run', '--silent', 'build']);
 
-  const procs = stackProcesses(settings);
   for (const proc of procs) {
     if (proc.database) await ensureDatabase(proc.env.DATABASE_URL as string);
   }
