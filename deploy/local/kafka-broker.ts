@@ -20,6 +20,8 @@ export interface KafkaBrokerOptions {
   dataDir: string;
   /** Topics to create (idempotent). */
   topics?: { name: string; partitions?: number }[];
+  /** Start from empty storage when this call starts the broker (test brokers: no history to replay). */
+  fresh?: boolean;
   log?: (message: string) => void;
 }
 
@@ -219,6 +221,10 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Run
   fs.writeFileSync(props, serverProperties(options));
   fs.writeFileSync(log4jFile, log4j);
 
+  if (options.fresh) {
+    fs.rmSync(path.join(options.dataDir, 'data'), { recursive: true, force: true });
+    fs.rmSync(path.join(options.dataDir, 'cluster.id'), { force: true });
+  }
   const clusterIdFile = path.join(options.dataDir, 'cluster.id');
   if (!fs.existsSync(clusterIdFile)) {
     // KRaft cluster ids are 16 random bytes, base64url without padding (22 characters).

@@ -74,6 +74,8 @@ async function main(): Promise<void> {
       controllerPort: kafkaControllerPort,
       dataDir: kafkaDir,
       topics: ALL_TOPICS,
+      // Empty topics each run: consumers reading from the beginning need not replay old runs.
+      fresh: true,
       log: (m) => console.log(`  ${m}`),
     });
     kafkaStartedHere = broker.started;

@@ -29,6 +29,9 @@ export async function startTestKafka(): Promise<{ brokers: string[]; started: bo
     controllerPort: TEST_KAFKA_CONTROLLER_PORT,
     dataDir: TEST_KAFKA_DIR,
     topics: ALL_TOPICS,
+    // Each run starts from empty topics: consumers that read from the beginning need not wade
+    // through what earlier runs published.
+    fresh: true,
   });
 }
 
