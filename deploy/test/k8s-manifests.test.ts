@@ -1,0 +1,385 @@
+// The Kubernetes manifests (k8s/), checked offline: each overlay renders with kubectl kustomize,
+// every object validates against the Kubernetes API schemas (kubernetes-models), and what the
+// platform needs holds in the rendered objects: hardened containers, probes on the paths the
+// services serve, resources, every setting a process's config schema needs (parsed by that very
+// schema), Services, ports, images and the ingress consistent with each other.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { authConfigSchema, loadAuthConfig } from '@ordering/auth-service';
+import { customersEnv } from '@ordering/customers-service';
+import { gatewayEnvSchema } from '@ordering/gateway';
+import { webhooksEnv } from '@ordering/webhooks-service';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+const deployDir = path.join(repoRoot, 'deploy');
+
+/** The bound libs/http runService puts on stopping every entry point after SIGTERM (shutdownTimeoutMs). */
+const SHUTDOWN_BOUND_SECONDS = 15;
+
+interface EnvSchema {
+  shape: Record<string, { safeParse(value: unknown): { success: boolean; data?: unknown } }>;
+  safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues: unknown[] } };
+}
+
+/** Each process: the workspace package its image is built from and its environment schema. */
+const PROCESSES: Record<string, { package: string; schema: EnvSchema }> = {
+  gateway: { package: 'gateway', schema: gatewayEnvSchema as unknown as EnvSchema },
+  auth: { package: 'services/auth', schema: authConfigSchema as unknown as EnvSchema },
+  customers: { package: 'services/customers', schema: customersEnv as unknown as EnvSchema },
+  webhooks: { package: 'services/webhooks', schema: webhooksEnv as unknown as EnvSchema },
+};
+const NAMES = Object.keys(PROCESSES);
+const NAMESPACES: Record<string, string> = { dev: 'ordering-dev', prod: 'ordering' };
+
+// Loosely typed views of the rendered objects (validated against the real schemas separately).
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [key: string]: any;
+};
+
+function render(overlay: string): K8sObject[] {
+  const yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', 'overlays', overlay)], {
+    encoding: 'utf8',
+  });
+  return parseAllDocuments(yaml).map((doc) => doc.toJSON() as K8sObject);
+}
+
+/** Validates objects with kubernetes-models (ESM-only: run by node itself, not jest's loader). */
+function schemaProblems(objects: K8sObject[]): string[] {
+  const script = `
+    const input = await new Promise((resolve) => { let s = ''; process.stdin.on('data', (c) => (s += c)); process.stdin.on('end', () => resolve(s)); });
+    const problems = [];
+    for (const o of JSON.parse(input)) {
+      const id = o.kind + '/' + (o.metadata && o.metadata.name);
+      let Model;
+      try { Model = (await import('kubernetes-models/' + o.apiVersion + '/' + o.kind))[o.kind]; }
+      catch { problems.push(id + ': no schema for ' + o.apiVersion + ' ' + o.kind); continue; }
+      try { new Model(o).validate(); } catch (err) { problems.push(id + ': ' + err.message); }
+    }
+    process.stdout.write(JSON.stringify(problems));`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: deployDir,
+    input: JSON.stringify(objects),
+    encoding: 'utf8',
+  });
+  return JSON.parse(out) as string[];
+}
+
+function find(objects: K8sObject[], kind: string, name: string): K8sObject {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`${kind}/${name} is not rendered`);
+  return found;
+}
+
+function matches(selector: Record<string, string>, labels: Record<string, string> | undefined): boolean {
+  return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+}
+
+/** The names and values a container gets: its env plus every key of the ConfigMaps it loads. */
+function containerEnv(objects: K8sObject[], container: any) {
+  const values: Record<string, string | undefined> = {};
+  const secretRefs: { name: string; key: string; env: string }[] = [];
+  for (const from of container.envFrom ?? []) {
+    expect(from.secretRef).toBeUndefined(); // secrets by key, so that each one is named here
+    const configMap = find(objects, 'ConfigMap', from.configMapRef.name);
+    Object.assign(values, configMap.data);
+  }
+  for (const e of container.env ?? []) {
+    if (e.valueFrom?.secretKeyRef) {
+      secretRefs.push({ ...e.valueFrom.secretKeyRef, env: e.name });
+      values[e.name] = undefined;
+    } else if (e.valueFrom) {
+      values[e.name] = 'from-the-downward-api';
+    } else {
+      values[e.name] = e.value;
+    }
+  }
+  return { values, secretRefs };
+}
+
+/** Stand-ins for secret values of the right shape (what README's commands create). */
+function placeholderSecret(key: string, process: string): string {
+  switch (key) {
+    case 'DATABASE_URL':
+      return `postgres://${process}:${randomBytes(8).toString('hex')}@postgres.example.internal:5432/ordering_${process}`;
+    case 'REDIS_URL':
+      return `redis://:${randomBytes(8).toString('hex')}@redis.example.internal:6379`;
+    case 'KEY_ENCRYPTION_KEY':
+      return randomBytes(32).toString('base64');
+    default:
+      return randomBytes(32).toString('hex');
+  }
+}
+
+/** `kubectl create secret generic NAME --from-literal=KEY=...` commands of README's deploy section. */
+function documentedSecrets(): Map<string, Set<string>> {
+  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = readme.split(/^## /m).find((s) => s.startsWith('Deploying to Kubernetes'));
+  if (!section) throw new Error('README.md has no "Deploying to Kubernetes" section');
+  const secrets = new Map<string, Set<string>>();
+  for (const command of section.split(/kubectl(?: -n \S+)? create secret generic /).slice(1)) {
+    const name = /^(\S+)/.exec(command)![1]!;
+    const end = command.search(/\n\s*\n|```/);
+    const keys = [...command.slice(0, end).matchAll(/--from-(?:literal|file)=([A-Z_]+)=/g)].map((m) => m[1]!);
+    secrets.set(name, new Set(keys));
+  }
+  return secrets;
+}
+
+/** Parses a CPU or memory quantity into a plain number (cores, bytes). */
+function quantity(value: string | number): number {
+  const m = /^([\d.]+)(m|Ki|Mi|Gi|k|M|G)?$/.exec(String(value));
+  if (!m) throw new Error(`unexpected quantity ${value}`);
+  const factor = { m: 1e-3, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, k: 1e3, M: 1e6, G: 1e9 }[m[2] ?? ''] ?? 1;
+  return Number(m[1]) * factor;
+}
+
+describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
+  const objects = render(overlay);
+  const namespace = NAMESPACES[overlay]!;
+  const deployment = (name: string) => find(objects, 'Deployment', name);
+  const podSpec = (name: string) => deployment(name).spec.template.spec;
+  const container = (name: string) => {
+    const containers = podSpec(name).containers;
+    expect(containers).toHaveLength(1);
+    return containers[0];
+  };
+  /** The effective environment a process parses, with stand-ins for the secrets. */
+  const effectiveEnv = (name: string) => {
+    const { values, secretRefs } = containerEnv(objects, container(name));
+    for (const ref of secretRefs) values[ref.env] = placeholderSecret(ref.key, name);
+    return values as Record<string, string>;
+  };
+  const parsedConfig = (name: string) => {
+    const result = PROCESSES[name]!.schema.safeParse(effectiveEnv(name));
+    if (!result.success) throw new Error(`${name}: ${JSON.stringify(result.error?.issues)}`);
+    return result.data as Record<string, any>;
+  };
+
+  it('renders objects that validate against the Kubernetes API schemas', () => {
+    expect(objects.length).toBeGreaterThan(20);
+    expect(schemaProblems(objects)).toEqual([]);
+  });
+
+  it('puts everything in its own namespace, which enforces the restricted pod security profile', () => {
+    const ns = find(objects, 'Namespace', namespace);
+    expect(ns.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'restricted' });
+    for (const o of objects.filter((x) => x.kind !== 'Namespace')) {
+      expect(`${o.kind}/${o.metadata.name} in ${o.metadata.namespace}`).toBe(
+        `${o.kind}/${o.metadata.name} in ${namespace}`,
+      );
+    }
+  });
+
+  it.each(NAMES)('%s: its own ServiceAccount without an API token, a Deployment and a Service', (name) => {
+    expect(find(objects, 'ServiceAccount', name).automountServiceAccountToken).toBe(false);
+    expect(podSpec(name).serviceAccountName).toBe(name);
+    expect(podSpec(name).automountServiceAccountToken).toBe(false);
+    const service = find(objects, 'Service', name);
+    const podLabels = deployment(name).spec.template.metadata.labels;
+    expect(matches(service.spec.selector, podLabels)).toBe(true);
+    // The selector picks this process's pods only.
+    for (const other of NAMES.filter((n) => n !== name)) {
+      expect(matches(service.spec.selector, deployment(other).spec.template.metadata.labels)).toBe(false);
+    }
+    expect(matches(deployment(name).spec.selector.matchLabels, podLabels)).toBe(true);
+  });
+
+  it.each(NAMES)('%s: runs non-root, read-only, without capabilities or privilege escalation', (name) => {
+    const pod = podSpec(name);
+    const c = container(name);
+    const runAsNonRoot = c.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot;
+    const runAsUser = c.securityContext?.runAsUser ?? pod.securityContext?.runAsUser;
+    expect(runAsNonRoot).toBe(true);
+    expect(runAsUser).toBeGreaterThan(0);
+    expect(c.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+    });
+    expect(c.securityContext.privileged ?? false).toBe(false);
+    expect(c.securityContext.capabilities.drop).toContain('ALL');
+    expect(c.securityContext.capabilities.add ?? []).toEqual([]);
+    expect((c.securityContext.seccompProfile ?? pod.securityContext?.seccompProfile)?.type).toBe(
+      'RuntimeDefault',
+    );
+    expect(pod.hostNetwork ?? false).toBe(false);
+    // A writable /tmp only, and not on the node's disk without a bound.
+    const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
+    const volume = pod.volumes.find((v: any) => v.name === tmp?.name);
+    expect(volume?.emptyDir?.sizeLimit).toBeDefined();
+  });
+
+  it.each(NAMES)('%s: probes /healthz and /readyz on the port the process listens on', (name) => {
+    const c = container(name);
+    const port = parsedConfig(name).PORT;
+    const http = c.ports.find((p: any) => p.name === 'http');
+    expect(http.containerPort).toBe(port);
+    const probePort = (probe: any) => {
+      const p = probe.httpGet.port;
+      return typeof p === 'number' ? p : c.ports.find((x: any) => x.name === p)?.containerPort;
+    };
+    expect(c.livenessProbe.httpGet.path).toBe('/healthz');
+    expect(c.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(c.startupProbe.httpGet.path).toBe('/healthz');
+    for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe])
+      expect(probePort(probe)).toBe(port);
+    // Migrations run before the server listens: the startup probe waits for them, up to 2 minutes.
+    expect(c.startupProbe.periodSeconds * c.startupProbe.failureThreshold).toBeGreaterThanOrEqual(60);
+  });
+
+  it.each(NAMES)('%s: requests and limits for CPU and memory, requests within limits', (name) => {
+    const { requests, limits } = container(name).resources;
+    for (const resource of ['cpu', 'memory']) {
+      expect(quantity(requests[resource])).toBeGreaterThan(0);
+      expect(quantity(requests[resource])).toBeLessThanOrEqual(quantity(limits[resource]));
+    }
+  });
+
+  it.each(NAMES)('%s: stops within its grace period (preStop pause, then the drain bound)', (name) => {
+    const preStop = container(name).lifecycle?.preStop?.sleep?.seconds ?? 0;
+    expect(podSpec(name).terminationGracePeriodSeconds).toBeGreaterThan(preStop + SHUTDOWN_BOUND_SECONDS);
+  });
+
+  it.each(NAMES)(
+    '%s: every setting its config schema requires is provided, and the environment parses',
+    (name) => {
+      const { values, secretRefs } = containerEnv(objects, container(name));
+      const schema = PROCESSES[name]!.schema;
+      const provided = new Set(Object.keys(values));
+      // Required: no default. Also required in a cluster: a default that points at the developer's machine.
+      const required = Object.entries(schema.shape)
+        .filter(([, field]) => {
+          const unset = field.safeParse(undefined);
+          return !unset.success || /127\.0\.0\.1|localhost/.test(JSON.stringify(unset.data ?? ''));
+        })
+        .map(([key]) => key);
+      expect(required.filter((key) => !provided.has(key))).toEqual([]);
+      expect(required).toEqual(expect.arrayContaining(['INTERNAL_IDENTITY_SECRET']));
+      // Each secret is a key of a named Secret, and README tells how to create exactly that key.
+      const documented = documentedSecrets();
+      for (const ref of secretRefs) {
+        expect(`${ref.name}: ${[...(documented.get(ref.name) ?? [])].includes(ref.key)}`).toBe(
+          `${ref.name}: true`,
+        );
+      }
+      const config = parsedConfig(name);
+      expect(config.NODE_ENV).toBe(overlay === 'prod' ? 'production' : 'development');
+      expect(values.OTEL_SERVICE_NAME).toBe(name);
+      expect(values.OTEL_EXPORTER_OTLP_ENDPOINT).toMatch(/^https?:\/\//);
+    },
+  );
+
+  it('auth gets real secrets, never its local development defaults, and its production check passes', () => {
+    const env = effectiveEnv('auth');
+    const { secretRefs } = containerEnv(objects, container('auth'));
+    expect(secretRefs.map((r) => r.env).sort()).toEqual(
+      expect.arrayContaining(['CLIENT_SECRET_KEY', 'COOKIE_KEYS', 'DATABASE_URL', 'KEY_ENCRYPTION_KEY']),
+    );
+    expect(() => loadAuthConfig({ ...env, NODE_ENV: 'production' })).not.toThrow();
+  });
+
+  it('the gateway and auth agree on the issuer, the audience and the revocation keys; the JWKS comes from the auth Service', () => {
+    const gateway = parsedConfig('gateway');
+    const auth = parsedConfig('auth');
+    expect(gateway.AUTH_ISSUER).toBe(auth.AUTH_ISSUER);
+    expect(gateway.API_AUDIENCE).toBe(auth.API_AUDIENCE);
+    expect(gateway.REDIS_KEY_PREFIX).toBe(auth.REDIS_KEY_PREFIX);
+    expect(new URL(gateway.AUTH_JWKS_URL).pathname).toBe('/oauth/jwks.json');
+    expect(new URL(gateway.AUTH_JWKS_URL).hostname).toBe('auth');
+  });
+
+  it('every in-cluster URL names a rendered Service and one of its ports', () => {
+    const urls = NAMES.flatMap((name) =>
+      Object.entries(effectiveEnv(name))
+        .filter(
+          ([key, value]) => key.endsWith('_URL') && /^https?:\/\/[a-z0-9-]+(?:[:/]|$)/.test(value ?? ''),
+        )
+        .map(([key, value]) => ({ process: name, key, url: new URL(value) })),
+    );
+    expect(urls.map((u) => `${u.process}.${u.key}`)).toEqual(
+      expect.arrayContaining(['gateway.CUSTOMERS_URL', 'gateway.WEBHOOKS_URL', 'auth.CUSTOMERS_URL']),
+    );
+    for (const { url } of urls) {
+      const service = find(objects, 'Service', url.hostname);
+      const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+      expect(service.spec.ports.map((p: any) => p.port)).toContain(port);
+    }
+  });
+
+  it.each(NAMES)('%s: the Service forwards to a port the container declares', (name) => {
+    const service = find(objects, 'Service', name);
+    const ports = container(name).ports;
+    for (const p of service.spec.ports) {
+      const target = p.targetPort ?? p.port;
+      const declared =
+        typeof target === 'number'
+          ? ports.some((x: any) => x.containerPort === target)
+          : ports.some((x: any) => x.name === target);
+      expect(`${name}:${target} ${declared}`).toBe(`${name}:${target} true`);
+    }
+  });
+
+  it.each(NAMES)('%s: the image is the one the Dockerfile builds for its package, at a fixed tag', (name) => {
+    const image: string = container(name).image;
+    const m = /^(?:[a-z0-9.-]+(?::\d+)?\/)?(?:[a-z0-9._-]+\/)*ordering\/([a-z-]+):([A-Za-z0-9._-]+)$/.exec(
+      image,
+    );
+    expect(m?.[1]).toBe(name);
+    expect(m?.[2]).not.toBe('latest');
+    if (overlay === 'prod') expect(m?.[2]).toMatch(/^\d+\.\d+\.\d+$/);
+    const pkg = PROCESSES[name]!.package;
+    expect(fs.existsSync(path.join(repoRoot, pkg, 'src', 'start.ts'))).toBe(true);
+  });
+
+  it('runs at least two gateways, never drained below one; in production two of everything', () => {
+    const replicas = deployment('gateway').spec.replicas;
+    expect(replicas).toBeGreaterThanOrEqual(2);
+    const pdb = find(objects, 'PodDisruptionBudget', 'gateway');
+    expect(matches(pdb.spec.selector.matchLabels, deployment('gateway').spec.template.metadata.labels)).toBe(
+      true,
+    );
+    expect(pdb.spec.maxUnavailable).toBeLessThan(replicas);
+    if (overlay === 'prod') {
+      for (const name of NAMES)
+        expect(`${name}: ${deployment(name).spec.replicas >= 2}`).toBe(`${name}: true`);
+    }
+  });
+
+  it('the ingress serves the API host from the gateway and the OAuth host from auth, with TLS', () => {
+    const ingress = find(objects, 'Ingress', 'ordering');
+    const apiHost = new URL(parsedConfig('gateway').PUBLIC_BASE_URL).hostname;
+    const authHost = new URL(parsedConfig('auth').AUTH_ISSUER).hostname;
+    expect(new URL(parsedConfig('customers').SCIM_BASE_URL).hostname).toBe(apiHost);
+    const backendOf = (host: string) => {
+      const rule = ingress.spec.rules.find((r: any) => r.host === host);
+      return rule?.http.paths.find((p: any) => p.path === '/')?.backend.service;
+    };
+    expect(backendOf(apiHost)?.name).toBe('gateway');
+    expect(backendOf(authHost)?.name).toBe('auth');
+    for (const host of [apiHost, authHost]) {
+      const backend = backendOf(host);
+      const service = find(objects, 'Service', backend.name);
+      expect(
+        service.spec.ports.some((p: any) => p.name === backend.port.name || p.port === backend.port.number),
+      ).toBe(true);
+      expect(ingress.spec.tls.some((t: any) => t.hosts.includes(host))).toBe(true);
+    }
+    if (overlay === 'dev') expect(apiHost).not.toBe('api.ordering.example');
+  });
+});
+
+it('the schema check finds a broken object (it is not a no-op)', () => {
+  const broken: K8sObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'broken' },
+    spec: { replicas: 'two', selector: {}, template: { spec: { containers: [{ name: 'c' }] } } },
+  };
+  expect(schemaProblems([broken]).join('\n')).toMatch(/replicas must be integer/);
+});
