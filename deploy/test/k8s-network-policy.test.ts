@@ -1,0 +1,251 @@
+// Who can reach whom under the rendered NetworkPolicies, evaluated offline with Kubernetes'
+// semantics (a pod selected by a policy of a direction allows only what some rule of such a policy
+// allows; traffic needs the sender's egress and the receiver's ingress), against the architecture:
+// from outside only the gateway and auth; inside, the calls docs/architecture.md draws.
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+const repoRoot = path.resolve(__dirname, '..', '..');
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Labels = Record<string, string>;
+interface Selector {
+  matchLabels?: Labels;
+  matchExpressions?: {
+    key: string;
+    operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+    values?: string[];
+  }[];
+}
+/** One end of a connection: a pod of some namespace, or an address outside the cluster. */
+interface Endpoint {
+  namespace?: { name: string; labels: Labels };
+  labels?: Labels;
+  ip: string;
+  /** The destination port, by number and (for pods) by the container port's name. */
+  ports?: Record<string, number>;
+}
+
+function render(overlay: string): any[] {
+  const yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', 'overlays', overlay)], {
+    encoding: 'utf8',
+  });
+  return parseAllDocuments(yaml).map((doc) => doc.toJSON());
+}
+
+function selects(selector: Selector | undefined, labels: Labels | undefined): boolean {
+  if (!selector) return true;
+  const l = labels ?? {};
+  const byLabels = Object.entries(selector.matchLabels ?? {}).every(([k, v]) => l[k] === v);
+  const byExpressions = (selector.matchExpressions ?? []).every((e) => {
+    const has = e.key in l;
+    if (e.operator === 'In') return has && e.values!.includes(l[e.key]!);
+    if (e.operator === 'NotIn') return !has || !e.values!.includes(l[e.key]!);
+    return e.operator === 'Exists' ? has : !has;
+  });
+  return byLabels && byExpressions;
+}
+
+function ipv4(ip: string): number {
+  return ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+}
+function inCidr(ip: string, cidr: string): boolean {
+  const [base, bits] = cidr.split('/');
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(ipv4(ip) / size) === Math.floor(ipv4(base!) / size);
+}
+
+/** Whether a peer of a rule (`from` / `to` element) matches an endpoint, seen from `policyNamespace`. */
+function peerMatches(peer: any, endpoint: Endpoint, policyNamespace: string): boolean {
+  if (peer.ipBlock) {
+    return (
+      inCidr(endpoint.ip, peer.ipBlock.cidr) &&
+      !(peer.ipBlock.except ?? []).some((c: string) => inCidr(endpoint.ip, c))
+    );
+  }
+  if (!endpoint.namespace) return false; // selectors only match pods
+  const namespaceOk = peer.namespaceSelector
+    ? selects(peer.namespaceSelector, endpoint.namespace.labels)
+    : endpoint.namespace.name === policyNamespace;
+  return namespaceOk && (!peer.podSelector || selects(peer.podSelector, endpoint.labels));
+}
+
+function portMatches(rulePorts: any[] | undefined, port: string, destination: Endpoint): boolean {
+  if (!rulePorts || rulePorts.length === 0) return true;
+  const number = destination.ports?.[port] ?? Number(port);
+  return rulePorts.some(
+    (p) => (p.protocol ?? 'TCP') === 'TCP' && (p.port === port || p.port === number || p.port === undefined),
+  );
+}
+
+/** The policies of `pod`'s namespace that select it for `direction`. */
+function applying(policies: any[], direction: 'Ingress' | 'Egress', pod: Endpoint): any[] {
+  return policies.filter(
+    (p) =>
+      p.metadata.namespace === pod.namespace?.name &&
+      selects(p.spec.podSelector, pod.labels) &&
+      (p.spec.policyTypes ?? ['Ingress']).includes(direction),
+  );
+}
+
+/** Whether `direction`'s policies of `pod` let it talk to `peer`, on `port` of `destination`. */
+function allowedFor(
+  policies: any[],
+  direction: 'Ingress' | 'Egress',
+  pod: Endpoint,
+  peer: Endpoint,
+  port: string,
+  destination: Endpoint,
+): boolean {
+  if (!pod.namespace) return true; // outside the cluster: none of our policies applies
+  const selected = applying(policies, direction, pod);
+  if (selected.length === 0) return true;
+  const [rulesKey, peersKey] = direction === 'Ingress' ? ['ingress', 'from'] : ['egress', 'to'];
+  return selected.some((policy) =>
+    (policy.spec[rulesKey] ?? []).some(
+      (rule: any) =>
+        (!rule[peersKey] ||
+          rule[peersKey].some((p: any) => peerMatches(p, peer, policy.metadata.namespace))) &&
+        portMatches(rule.ports, port, destination),
+    ),
+  );
+}
+
+/** A connection from `source` to `port` of `destination` is allowed by both ends' policies. */
+function canConnect(policies: any[], source: Endpoint, destination: Endpoint, port: string): boolean {
+  return (
+    allowedFor(policies, 'Egress', source, destination, port, destination) &&
+    allowedFor(policies, 'Ingress', destination, source, port, destination)
+  );
+}
+
+const PROCESSES = ['gateway', 'auth', 'customers', 'webhooks'] as const;
+type Process = (typeof PROCESSES)[number];
+
+/** Which in-namespace calls the architecture has (docs/architecture.md): caller -> callees. */
+const CALLS: Record<Process, Process[]> = {
+  gateway: ['auth', 'customers', 'webhooks'], // JWKS; the routed API
+  auth: ['customers'], // credentials, just-in-time sign-up
+  customers: [],
+  webhooks: ['customers'], // account reach of deliveries
+};
+
+describe.each([
+  ['dev', 'ordering-dev'],
+  ['prod', 'ordering'],
+])('network policies of the %s overlay', (overlay, namespace) => {
+  const objects = render(overlay);
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+  const ns = { name: namespace, labels: { 'kubernetes.io/metadata.name': namespace } };
+  const pods = Object.fromEntries(
+    PROCESSES.map((name, i) => {
+      const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name);
+      const container = deployment.spec.template.spec.containers[0];
+      const ports = Object.fromEntries(container.ports.map((p: any) => [p.name, p.containerPort]));
+      const pod: Endpoint = {
+        namespace: ns,
+        labels: deployment.spec.template.metadata.labels,
+        ip: `10.244.0.${10 + i}`,
+        ports,
+      };
+      return [name, pod];
+    }),
+  ) as Record<Process, Endpoint>;
+  const ingressController: Endpoint = {
+    namespace: { name: 'ingress-nginx', labels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+    labels: { 'app.kubernetes.io/name': 'ingress-nginx' },
+    ip: '10.244.9.9',
+  };
+  const otherNamespacePod: Endpoint = {
+    namespace: { name: 'someone-else', labels: { 'kubernetes.io/metadata.name': 'someone-else' } },
+    labels: { 'app.kubernetes.io/name': 'customers' }, // even with a look-alike label
+    ip: '10.244.8.8',
+  };
+  const postgres: Endpoint = { ip: '10.20.0.5' };
+  const kafka: Endpoint = { ip: '10.20.0.6' };
+  const redis: Endpoint = { ip: '10.20.0.7' };
+  const dns: Endpoint = {
+    namespace: { name: 'kube-system', labels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+    labels: { 'k8s-app': 'kube-dns' },
+    ip: '10.96.0.10',
+  };
+
+  it('there are policies, and every pod of the namespace is under a default deny both ways', () => {
+    for (const name of PROCESSES) {
+      expect(applying(policies, 'Ingress', pods[name]).length).toBeGreaterThan(0);
+      expect(applying(policies, 'Egress', pods[name]).length).toBeGreaterThan(0);
+    }
+    const stranger: Endpoint = {
+      namespace: ns,
+      labels: { app: 'debug-shell' },
+      ip: '10.244.0.99',
+      ports: { http: 8080 },
+    };
+    expect(canConnect(policies, stranger, pods.customers, 'http')).toBe(false);
+    expect(canConnect(policies, pods.gateway, stranger, 'http')).toBe(false);
+  });
+
+  it.each(PROCESSES)(
+    'from outside the namespace, %s is reachable only if it is the gateway or auth',
+    (name) => {
+      const publicHost = name === 'gateway' || name === 'auth';
+      expect(canConnect(policies, ingressController, pods[name], 'http')).toBe(publicHost);
+      expect(canConnect(policies, otherNamespacePod, pods[name], 'http')).toBe(publicHost);
+    },
+  );
+
+  it.each(PROCESSES)('%s calls exactly the processes the architecture says it calls', (caller) => {
+    const reachable = PROCESSES.filter(
+      (callee) => callee !== caller && canConnect(policies, pods[caller], pods[callee], 'http'),
+    );
+    expect(reachable).toEqual(CALLS[caller]);
+  });
+
+  it('only the http port of a process is open to its callers', () => {
+    const debugPort = { ...pods.customers, ports: { ...pods.customers.ports, inspector: 9229 } };
+    expect(canConnect(policies, pods.gateway, debugPort, 'inspector')).toBe(false);
+  });
+
+  it.each(PROCESSES)('%s resolves names through the cluster DNS', (name) => {
+    expect(canConnect(policies, pods[name], dns, '53')).toBe(true);
+  });
+
+  it('PostgreSQL and Kafka for the services with a database, Redis for the gateway and auth only', () => {
+    const uses: Record<Process, { pg: boolean; kafka: boolean; redis: boolean }> = {
+      gateway: { pg: false, kafka: false, redis: true },
+      auth: { pg: true, kafka: true, redis: true },
+      customers: { pg: true, kafka: true, redis: false },
+      webhooks: { pg: true, kafka: true, redis: false },
+    };
+    for (const name of PROCESSES) {
+      const actual = {
+        pg: canConnect(policies, pods[name], postgres, '5432'),
+        kafka: canConnect(policies, pods[name], kafka, '9092'),
+        redis: canConnect(policies, pods[name], redis, '6379'),
+      };
+      expect({ name, ...actual }).toEqual({ name, ...uses[name] });
+    }
+  });
+
+  it('webhooks deliver over HTTPS to public addresses only; nothing else leaves for the internet', () => {
+    const receiver: Endpoint = { ip: '203.0.113.20' };
+    expect(canConnect(policies, pods.webhooks, receiver, '443')).toBe(true);
+    expect(canConnect(policies, pods.webhooks, receiver, '80')).toBe(false);
+    for (const internal of [
+      '10.1.2.3',
+      '172.16.5.5',
+      '192.168.1.1',
+      '169.254.169.254',
+      '127.0.0.1',
+      '100.64.0.1',
+    ]) {
+      expect(`${internal} ${canConnect(policies, pods.webhooks, { ip: internal }, '443')}`).toBe(
+        `${internal} false`,
+      );
+    }
+    for (const name of PROCESSES.filter((n) => n !== 'webhooks')) {
+      expect(canConnect(policies, pods[name], receiver, '443')).toBe(false);
+    }
+  });
+});
