@@ -6,21 +6,20 @@ import { AuthenticationError, RateLimitError, UnavailableError } from '@ordering
 import { signIdentity } from '@ordering/http';
 import { identityOf } from './auth/access-token-claims';
 import { bearerTokenOf } from './auth/bearer-token';
-import type { RevocationList } from './auth/revocation-list';
 import { assertScopes } from './auth/scope-policy';
+import type { TokenAdmission } from './auth/token-admission';
 import type { TokenVerifier } from './auth/token-verifier';
 import { upstreamRequestHeaders } from './proxy/forwarded-headers';
 import { forwardRequest } from './proxy/forward-request';
 import type { UpstreamPools } from './proxy/upstream-pools';
 import { setRateLimitHeaders } from './rate-limit/rate-limit-headers';
-import type { RateLimiter } from './rate-limit/rate-limiter';
 import { MethodNotAllowedError, type RouteMatcher } from './route-matcher';
 
 export interface ApiRequestDeps {
   matcher: RouteMatcher;
   verifier: TokenVerifier;
-  revocations: RevocationList;
-  rateLimiter: RateLimiter;
+  /** Revocation and rate limit, one Redis round trip. */
+  admission: TokenAdmission;
   pools: UpstreamPools;
   /** Routes the gateway answers itself, by path. */
   ownRoutes: Record<string, RequestHandler>;
@@ -43,11 +42,8 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
     }
 
     const claims = await deps.verifier.verify(bearerTokenOf(req.headers.authorization));
-    const [revoked, bucket] = await Promise.all([
-      deps.revocations.isRevoked(claims),
-      deps.rateLimiter.take(claims.jti),
-    ]);
-    setRateLimitHeaders(res, deps.rateLimiter.params.refillPerSecond, bucket);
+    const { revoked, bucket } = await deps.admission.admit(claims);
+    setRateLimitHeaders(res, deps.admission.rateLimiter.params.refillPerSecond, bucket);
     if (revoked) throw new AuthenticationError('The bearer token has been revoked');
     if (!bucket.allowed) throw new RateLimitError(bucket.retryAfterSeconds);
     const identity = identityOf(claims);

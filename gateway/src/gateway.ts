@@ -4,6 +4,7 @@
 import { type EntryPoint, type Logger, createLogger, httpEntryPoint, runService } from '@ordering/http';
 import { createGatewayApp } from './app';
 import { RevocationList } from './auth/revocation-list';
+import { TokenAdmission } from './auth/token-admission';
 import { createTokenVerifier } from './auth/token-verifier';
 import type { GatewayConfig } from './config';
 import { openApiDocument } from './openapi-document';
@@ -75,11 +76,13 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
         jwksRequestsPerMinute: config.JWKS_REQUESTS_PER_MINUTE,
         jwksTimeoutMs: config.JWKS_TIMEOUT_MS,
       }),
-      revocations: new RevocationList(redis, config.REDIS_KEY_PREFIX),
-      rateLimiter: new RateLimiter(
-        redis,
-        { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND },
-        config.REDIS_KEY_PREFIX,
+      admission: new TokenAdmission(
+        new RevocationList(config.REDIS_KEY_PREFIX),
+        new RateLimiter(
+          redis,
+          { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND },
+          config.REDIS_KEY_PREFIX,
+        ),
       ),
       pools,
       ownRoutes: { '/v1/openapi.json': serveOpenApi },

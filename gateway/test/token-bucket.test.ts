@@ -90,4 +90,19 @@ describe('the Redis token bucket (one Lua script)', () => {
     expect(ttl).toBeGreaterThan(900);
     expect(ttl).toBeLessThanOrEqual(1009);
   });
+
+  it('reads other keys in the same script run: their values, null when missing or not a string', async () => {
+    const bucket = new RedisTokenBucket(redis, params, prefix);
+    await redis.set(`${prefix}present`, '1700000000');
+    await redis.hset(`${prefix}a-hash`, 'f', 'v');
+    const { result, values } = await bucket.takeAndRead('jti-read', [
+      `${prefix}absent`,
+      `${prefix}present`,
+      `${prefix}a-hash`,
+    ]);
+    expect(result).toEqual({ allowed: true, remaining: 239, resetSeconds: 1, retryAfterSeconds: 0 });
+    expect(values).toEqual([null, '1700000000', null]);
+    expect((await bucket.takeAndRead('jti-read', [])).values).toEqual([]);
+    expect(await redis.hget(bucket.keyOf('jti-read'), 'tokens')).toMatch(/^238\./);
+  });
 });

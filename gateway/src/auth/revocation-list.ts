@@ -1,42 +1,23 @@
-// Revoked tokens, read from Redis on every request (one MGET). The auth service writes
-// `revoked:jti:<jti>` when a token is revoked and `revoked:grant:<gid>` when a whole grant is
-// (refresh-token replay, consent withdrawn): their presence refuses the token. `revoked:sub:<sub>`
-// is written when a user is deactivated; its value is unix seconds and refuses the subject's tokens
-// issued at or before it. Writers give each key a TTL of at least the token lifetime.
-import type { RedisConnection } from '../redis-connection';
+// Revoked tokens, read from Redis on every request (in the same script run as the rate limit,
+// see token-admission.ts). The auth service writes `revoked:jti:<jti>` when a token is revoked and
+// `revoked:grant:<gid>` when a whole grant is (refresh-token replay, consent withdrawn): their
+// presence refuses the token. `revoked:sub:<sub>` is written when a user is deactivated; its value
+// is unix seconds and refuses the subject's tokens issued at or before it. Writers give each key a
+// TTL of at least the token lifetime.
 import type { AccessTokenClaims } from './access-token-claims';
 
 export class RevocationList {
-  constructor(
-    private readonly connection: RedisConnection,
-    private readonly keyPrefix: string,
-  ) {}
+  constructor(private readonly keyPrefix: string) {}
 
-  keysOf(claims: AccessTokenClaims): { jti: string; sub: string; grant?: string } {
-    return {
-      jti: `${this.keyPrefix}revoked:jti:${claims.jti}`,
-      sub: `${this.keyPrefix}revoked:sub:${claims.sub}`,
-      ...(claims.grant_id === undefined
-        ? {}
-        : { grant: `${this.keyPrefix}revoked:grant:${claims.grant_id}` }),
-    };
+  /** The denylist keys that concern a token: jti, sub, then grant when the token has one. */
+  keysOf(claims: AccessTokenClaims): string[] {
+    const keys = [`${this.keyPrefix}revoked:jti:${claims.jti}`, `${this.keyPrefix}revoked:sub:${claims.sub}`];
+    if (claims.grant_id !== undefined) keys.push(`${this.keyPrefix}revoked:grant:${claims.grant_id}`);
+    return keys;
   }
 
-  /**
-   * Whether the token is revoked. While Redis is unavailable this answers false (the gateway keeps
-   * serving; the outage is logged and shown by /readyz).
-   */
-  async isRevoked(claims: AccessTokenClaims): Promise<boolean> {
-    if (!this.connection.usable()) return false;
-    const keys = this.keysOf(claims);
-    let values: (string | null)[];
-    try {
-      values = await this.connection.redis.mget(keys.jti, keys.sub, ...(keys.grant ? [keys.grant] : []));
-      this.connection.health.succeeded();
-    } catch (err) {
-      this.connection.health.failed(err);
-      return false;
-    }
+  /** Whether the values read at `keysOf(claims)` (null where missing) refuse the token. */
+  refuses(claims: AccessTokenClaims, values: readonly (string | null | undefined)[]): boolean {
     const [jti, sub, grant] = values;
     return jti != null || grant != null || issuedNoLaterThan(claims.iat, sub);
   }

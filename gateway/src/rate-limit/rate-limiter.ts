@@ -1,8 +1,15 @@
 // Rate limit per access token: the shared Redis bucket, or the in-process one while Redis is down.
+// The Redis script can read other keys in the same round trip (the revocation denylist).
 import type { RedisConnection } from '../redis-connection';
 import { MemoryTokenBucket } from './memory-token-bucket';
 import { RedisTokenBucket } from './redis-token-bucket';
 import type { BucketParams, TakeResult } from './token-bucket';
+
+export interface TakeAndRead {
+  bucket: TakeResult;
+  /** The values of the keys asked for (null where missing); undefined while Redis is unusable. */
+  values: (string | null)[] | undefined;
+}
 
 export class RateLimiter {
   private readonly shared: RedisTokenBucket;
@@ -17,18 +24,19 @@ export class RateLimiter {
     this.local = new MemoryTokenBucket(params);
   }
 
-  async take(jti: string): Promise<TakeResult> {
+  /** Takes a token from `jti`'s bucket and reads `keys` in the same Redis round trip. */
+  async takeAndRead(jti: string, keys: readonly string[]): Promise<TakeAndRead> {
     if (this.connection.usable()) {
       try {
-        const result = await this.shared.take(jti);
+        const { result, values } = await this.shared.takeAndRead(jti, keys);
         this.connection.health.succeeded();
-        return result;
+        return { bucket: result, values };
       } catch (err) {
         this.connection.health.failed(err);
       }
     } else if (!this.connection.health.degraded) {
       this.connection.health.failed(new Error(`Redis connection is ${this.connection.redis.status}`));
     }
-    return this.local.take(jti);
+    return { bucket: this.local.take(jti), values: undefined };
   }
 }

@@ -2,6 +2,8 @@
 // takes from the same bucket. Time comes from Redis (`TIME`), not from the replicas' clocks.
 // The arithmetic is that of token-bucket.ts. A full bucket is the same as no key, so the key
 // expires once the bucket would have refilled.
+// The same script also reads other keys (MGET semantics: a missing key, or one that is not a
+// string, reads as null), so that a request's revocation check and its token cost one round trip.
 import type { Redis, Result } from 'ioredis';
 import type { BucketParams, TakeResult } from './token-bucket';
 
@@ -35,18 +37,25 @@ local retry_after = 0
 if allowed == 0 then
   retry_after = math.max(1, math.ceil((1 - tokens) / rate))
 end
-return { allowed, math.floor(tokens), math.ceil(missing / rate), retry_after }
+local result = { allowed, math.floor(tokens), math.ceil(missing / rate), retry_after }
+if #KEYS > 1 then
+  local values = redis.call('MGET', unpack(KEYS, 2))
+  for i = 1, #values do
+    result[4 + i] = values[i]
+  end
+end
+return result
 `;
 
 const COMMAND = 'gatewayTakeToken';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
+    /** KEYS: the bucket, then the keys to read; ARGV: capacity, refill per second. */
     gatewayTakeToken(
-      key: string,
-      capacity: number,
-      refillPerSecond: number,
-    ): Result<[number, number, number, number], Context>;
+      numberOfKeys: number,
+      ...keysThenArgs: (string | number)[]
+    ): Result<[number, number, number, number, ...(string | null)[]], Context>;
   }
 }
 
@@ -56,7 +65,7 @@ export class RedisTokenBucket {
     private readonly params: BucketParams,
     private readonly keyPrefix: string,
   ) {
-    redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: TAKE_TOKEN_LUA });
+    redis.defineCommand(COMMAND, { lua: TAKE_TOKEN_LUA });
   }
 
   keyOf(jti: string): string {
@@ -64,11 +73,22 @@ export class RedisTokenBucket {
   }
 
   async take(jti: string): Promise<TakeResult> {
-    const [allowed, remaining, resetSeconds, retryAfterSeconds] = await this.redis.gatewayTakeToken(
-      this.keyOf(jti),
-      this.params.capacity,
-      this.params.refillPerSecond,
-    );
-    return { allowed: allowed === 1, remaining, resetSeconds, retryAfterSeconds };
+    return (await this.takeAndRead(jti, [])).result;
+  }
+
+  /** Takes a token and, in the same script, reads `keys` (null where missing). */
+  async takeAndRead(
+    jti: string,
+    keys: readonly string[],
+  ): Promise<{ result: TakeResult; values: (string | null)[] }> {
+    const [allowed, remaining, resetSeconds, retryAfterSeconds, ...values] =
+      await this.redis.gatewayTakeToken(
+        1 + keys.length,
+        this.keyOf(jti),
+        ...keys,
+        this.params.capacity,
+        this.params.refillPerSecond,
+      );
+    return { result: { allowed: allowed === 1, remaining, resetSeconds, retryAfterSeconds }, values };
   }
 }
