@@ -304,7 +304,7 @@ export async function stopKafkaBroker(dataDir: string): Promise<void> {
   fs.rmSync(pidFile(dataDir), { force: true });
 }
 
-/** Folder for local state (git-ignored). */
+/** Folder for local state: `.local/` of the checkout (git-ignored), or ORDERING_STATE_DIR. */
 export function localStateDir(...parts: string[]): string {
-  return path.join(repoRoot, '.local', ...parts);
+  return path.join(process.env.ORDERING_STATE_DIR ?? path.join(repoRoot, '.local'), ...parts);
 }

@@ -40,6 +40,10 @@ export const SERVICE_NAMES: ServiceName[] = [
 export interface StackSettings {
   kafkaBrokers: string[];
   pgBaseUrl: string;
+  /** Databases are `<prefix><service>`; default `ordering_`. */
+  databasePrefix: string;
+  /** Prefix of the gateway's and the auth service's Redis keys; default none. */
+  redisKeyPrefix: string;
   redisUrl: string;
   internalIdentitySecret: string;
   authIssuer: string;
@@ -50,6 +54,8 @@ export function defaultSettings(): StackSettings {
   return {
     kafkaBrokers: [`127.0.0.1:${ports.kafka}`],
     pgBaseUrl: process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432',
+    databasePrefix: process.env.DATABASE_NAME_PREFIX ?? 'ordering_',
+    redisKeyPrefix: process.env.REDIS_KEY_PREFIX ?? '',
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     // Local development secret only; production takes it from a Kubernetes Secret.
     internalIdentitySecret:
@@ -76,6 +82,7 @@ export function stackProcesses(settings: StackSettings): StackProcess[] {
     KAFKA_BROKERS: settings.kafkaBrokers.join(','),
     INTERNAL_IDENTITY_SECRET: settings.internalIdentitySecret,
     REDIS_URL: settings.redisUrl,
+    REDIS_KEY_PREFIX: settings.redisKeyPrefix,
     AUTH_ISSUER: settings.authIssuer,
     API_AUDIENCE: settings.apiAudience,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
@@ -92,14 +99,14 @@ export function stackProcesses(settings: StackSettings): StackProcess[] {
     name,
     dir: path.join(repoRoot, 'services', name),
     port: ports[name],
-    database: `ordering_${name}`,
+    database: `${settings.databasePrefix}${name}`,
     env: {
       ...common,
       ...serviceUrls,
       SERVICE_NAME: name,
       OTEL_SERVICE_NAME: name,
       PORT: String(ports[name]),
-      DATABASE_URL: `${settings.pgBaseUrl}/ordering_${name}`,
+      DATABASE_URL: `${settings.pgBaseUrl}/${settings.databasePrefix}${name}`,
     },
   }));
   const gateway: StackProcess = {

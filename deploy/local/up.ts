@@ -16,6 +16,7 @@ import { writeStackFile, stackFilePath, type StackFile } from './stack-file';
 
 const kafkaDir = localStateDir('kafka');
 const lockFile = localStateDir('up.pid');
+const bundler = path.join(repoRoot, 'deploy', 'build', 'bundle.mjs');
 const logDir = localStateDir('logs');
 const children: { proc: StackProcess; child: ChildProcess }[] = [];
 let stopping = false;
@@ -27,7 +28,7 @@ function say(message: string): void {
 
 function runToEnd(cmd: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: repoRoot, stdio: 'inherit' });
+    const child = spawn(cmd, args, { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('exit', (code) =>
       code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited ${code}`)),
     );
@@ -148,7 +149,7 @@ async function main(): Promise<void> {
   say(`Kafka ready on ${kafka.brokers.join(',')}`);
 
   say('building service bundles');
-  await runToEnd('pnpm', ['run', '--silent', 'build']);
+  for (const proc of procs) await runToEnd(process.execPath, [bundler, proc.dir]);
 
   for (const proc of procs) {
     if (proc.database) await ensureDatabase(proc.env.DATABASE_URL as string);

@@ -16,6 +16,8 @@ function context(): SeedContext {
     settings: {
       kafkaBrokers: [],
       pgBaseUrl: '',
+      databasePrefix: '',
+      redisKeyPrefix: '',
       redisUrl: '',
       internalIdentitySecret: h.secret,
       authIssuer: '',

@@ -1,0 +1,190 @@
+// The README's start command as a newcomer runs it (`./dev up` runs deploy/local/up.ts after its
+// bootstrap): everything comes up with demo data, .local/stack.json describes it, the demo
+// credentials work through the gateway, and SIGTERM stops everything. Run here on its own ports,
+// state folder, databases and Redis prefix, so that it cannot meet a platform a developer has up.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { PG_ADMIN_URL, waitUntil } from '@ordering/testing';
+import { freePort } from './support/service-process';
+
+jest.setTimeout(180_000);
+
+const root = path.resolve(__dirname, '..');
+const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-up-'));
+const dbPrefix = `test_up_${randomBytes(3).toString('hex')}_`;
+const stackFile = path.join(stateDir, 'stack.json');
+
+interface StackFile {
+  api_base_url: string;
+  auth_url: string;
+  kafka_brokers: string[];
+  services: Record<string, string>;
+  demo: {
+    customers: { cust_id: string; name: string; parent_cust_id: string | null }[];
+    users: { login: string; password: string; cust_id: string; roles: string[] }[];
+    clients: {
+      client_id: string;
+      client_secret?: string;
+      cust_id: string;
+      login: string;
+      scopes: string[];
+      redirect_uris: string[];
+    }[];
+  };
+}
+
+let up: ChildProcess;
+let output = '';
+let exitCode: Promise<number | null>;
+let ports: Record<string, number>;
+
+beforeAll(async () => {
+  const names = [
+    'GATEWAY',
+    'AUTH',
+    'ORDERS',
+    'CATALOG',
+    'CUSTOMERS',
+    'APPROVALS',
+    'WEBHOOKS',
+    'KAFKA',
+    'KAFKA_CONTROLLER',
+  ];
+  ports = {};
+  for (const name of names) ports[name] = await freePort();
+  // The platform's own settings, not the test run's (which points at the test broker).
+  const {
+    KAFKA_BROKERS: _brokers,
+    AUTH_ISSUER: _issuer,
+    API_AUDIENCE: _audience,
+    ...inherited
+  } = process.env;
+  up = spawn(process.execPath, ['--import', 'tsx', 'deploy/local/up.ts'], {
+    cwd: root,
+    env: {
+      ...inherited,
+      ORDERING_STATE_DIR: stateDir,
+      DATABASE_NAME_PREFIX: dbPrefix,
+      REDIS_KEY_PREFIX: `${dbPrefix}:`,
+      ...Object.fromEntries(names.map((n) => [`${n}_PORT`, String(ports[n])])),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  up.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  up.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  exitCode = new Promise((resolve) => up.on('exit', (code) => resolve(code)));
+  await waitUntil(() => fs.existsSync(stackFile) || up.exitCode !== null, 150_000, 'the platform to come up');
+  if (!fs.existsSync(stackFile)) throw new Error(`./dev up failed:\n${output}`);
+});
+
+afterAll(async () => {
+  if (up.exitCode === null) {
+    up.kill('SIGTERM');
+    await exitCode;
+  }
+  const pg = new Client({ connectionString: PG_ADMIN_URL });
+  await pg.connect();
+  try {
+    const { rows } = await pg.query<{ datname: string }>(
+      'SELECT datname FROM pg_database WHERE datname LIKE $1',
+      [`${dbPrefix}%`],
+    );
+    for (const { datname } of rows) await pg.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+  } finally {
+    await pg.end();
+  }
+  fs.rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe('the start command', () => {
+  it('writes .local/stack.json with the URLs, the broker and the seeded demo data', () => {
+    const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8')) as StackFile;
+    expect(stack.api_base_url).toBe(`http://127.0.0.1:${ports.GATEWAY}/v1/`);
+    expect(stack.auth_url).toBe(`http://127.0.0.1:${ports.AUTH}`);
+    expect(stack.kafka_brokers).toEqual([`127.0.0.1:${ports.KAFKA}`]);
+    expect(stack.services).toMatchObject({
+      gateway: `http://127.0.0.1:${ports.GATEWAY}`,
+      auth: `http://127.0.0.1:${ports.AUTH}`,
+      customers: `http://127.0.0.1:${ports.CUSTOMERS}`,
+    });
+    const parents = stack.demo.customers.filter((c) => c.parent_cust_id === null);
+    expect(parents.length).toBeGreaterThanOrEqual(2);
+    expect(stack.demo.customers.some((c) => c.parent_cust_id !== null)).toBe(true);
+    for (const user of stack.demo.users) {
+      expect(user).toEqual({
+        login: expect.any(String),
+        password: expect.any(String),
+        cust_id: expect.any(String),
+        roles: expect.any(Array),
+      });
+    }
+    for (const client of stack.demo.clients) {
+      expect(Object.keys(client).sort()).toEqual(
+        expect.arrayContaining(['client_id', 'cust_id', 'login', 'redirect_uris', 'scopes']),
+      );
+    }
+    expect(
+      stack.demo.clients.some((c) => c.redirect_uris.some((u) => u.startsWith('http://127.0.0.1'))),
+    ).toBe(true);
+  });
+
+  it('the demo server-to-server client gets a token and reads its account through the gateway', async () => {
+    const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8')) as StackFile;
+    const client = stack.demo.clients.find((c) => c.scopes.includes('admin:all') && c.client_secret)!;
+    const tokenRes = await fetch(`${stack.auth_url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'users:read orders:read' }),
+    });
+    expect(tokenRes.status).toBe(200);
+    const { access_token } = (await tokenRes.json()) as { access_token: string };
+    const headers = { Authorization: `Bearer ${access_token}` };
+    const users = await fetch(`${stack.api_base_url}users`, { headers });
+    expect(users.status).toBe(200);
+    const body = (await users.json()) as { object: string; data: { cust_id: string }[] };
+    expect(body.object).toBe('list');
+    expect(body.data.length).toBeGreaterThan(0);
+    const customer = await fetch(`${stack.api_base_url}customers/${client.cust_id}`, { headers });
+    expect(customer.status).toBe(200);
+  });
+
+  it('ops status reports every process ready', async () => {
+    const result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'deploy/ops/cli.ts', 'status'], {
+        cwd: root,
+        env: { ...process.env, ORDERING_STATE_DIR: stateDir },
+      });
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.on('exit', (code) => resolve({ code, stdout }));
+    });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8')) as StackFile;
+    expect(lines.map((l) => l.split(/\s+/)[1]).sort()).toEqual(Object.keys(stack.services).sort());
+    expect(Object.keys(stack.services)).toEqual(
+      expect.arrayContaining(['auth', 'customers', 'gateway', 'webhooks']),
+    );
+    expect(lines.every((l) => l.startsWith('ready'))).toBe(true);
+  });
+
+  it('stops everything cleanly on SIGTERM', async () => {
+    up.kill('SIGTERM');
+    expect(await exitCode).toBe(0);
+    expect(fs.existsSync(stackFile)).toBe(false);
+    for (const port of [ports.GATEWAY, ports.AUTH, ports.CUSTOMERS, ports.KAFKA]) {
+      const listening = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => true,
+        () => false,
+      );
+      expect(listening).toBe(false);
+    }
+  });
+});
