@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { Migration } from '@ordering/db';
 import { inboxMigration, outboxMigration } from '@ordering/messaging';
+import { createIdentityProviders } from './create-identity-providers-migration';
 
 const createOidcPayloads: Migration = {
   name: '20261122030000_create_oidc_payloads',
@@ -83,4 +84,5 @@ export const migrations: Migration[] = [
   createOidcPayloads,
   createOauthClients,
   createSigningKeys,
+  createIdentityProviders,
 ];

@@ -24,6 +24,15 @@ export interface CustomersClient {
   /** The shopper when login and password match an active shopper; undefined otherwise. */
   verifyCredentials(login: string, password: string): Promise<ShopperRecord | undefined>;
   findUser(login: string): Promise<ShopperRecord | undefined>;
+  /**
+   * Just-in-time provisioning of someone an identity provider vouched for: the existing shopper of
+   * that e-mail (`created: false`, whatever its status) or a new one (`created: true`, user.created
+   * fires); undefined when no account maps the e-mail's domain with JIT allowed.
+   */
+  provisionJustInTime(
+    email: string,
+    name?: string,
+  ): Promise<{ user: ShopperRecord; created: boolean } | undefined>;
 }
 
 export class HttpCustomersClient implements CustomersClient {
@@ -46,6 +55,16 @@ export class HttpCustomersClient implements CustomersClient {
     if (res.status === 404) return undefined;
     if (res.status !== 200) throw this.unexpected(res.status);
     return (await res.json()) as ShopperRecord;
+  }
+
+  async provisionJustInTime(
+    email: string,
+    name?: string,
+  ): Promise<{ user: ShopperRecord; created: boolean } | undefined> {
+    const res = await this.call('POST', '/internal/v1/users/jit', { email, ...(name ? { name } : {}) });
+    if (res.status === 404) return undefined;
+    if (res.status !== 200 && res.status !== 201) throw this.unexpected(res.status);
+    return (await res.json()) as { user: ShopperRecord; created: boolean };
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<Response> {
