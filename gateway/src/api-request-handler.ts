@@ -3,10 +3,9 @@
 // the service with the caller's identity signed into a header.
 import type { RequestHandler } from 'express';
 import { AuthenticationError, RateLimitError, UnavailableError } from '@ordering/errors';
-import { signIdentity } from '@ordering/http';
-import { identityOf } from './auth/access-token-claims';
 import { bearerTokenOf } from './auth/bearer-token';
 import { assertScopes } from './auth/scope-policy';
+import { SignedIdentities } from './auth/signed-identity';
 import type { TokenAdmission } from './auth/token-admission';
 import type { TokenVerifier } from './auth/token-verifier';
 import { upstreamRequestHeaders } from './proxy/forwarded-headers';
@@ -30,6 +29,7 @@ export interface ApiRequestDeps {
 }
 
 export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
+  const identities = new SignedIdentities(deps.identitySecret);
   return async (req, res, next) => {
     const match = deps.matcher.match(req.method, req.path);
     if (match.kind === 'none') return next(); // the app's 404 resource_missing
@@ -46,7 +46,7 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
     setRateLimitHeaders(res, deps.admission.rateLimiter.params.refillPerSecond, bucket);
     if (revoked) throw new AuthenticationError('The bearer token has been revoked');
     if (!bucket.allowed) throw new RateLimitError(bucket.retryAfterSeconds);
-    const identity = identityOf(claims);
+    const { identity, header: signedIdentity } = identities.of(claims);
     assertScopes(identity, route.scopes);
 
     const pool = deps.pools.get(route.service);
@@ -58,7 +58,7 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
       bodyLimitBytes: deps.bodyLimitBytes,
       headers: upstreamRequestHeaders(req, {
         requestId: req.id,
-        identity: signIdentity(identity, deps.identitySecret),
+        identity: signedIdentity,
         trustProxy: deps.trustProxy,
       }),
     });
