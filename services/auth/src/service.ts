@@ -19,7 +19,9 @@ import { KafkaHealth, OutboxRelay, createKafka, type ConsumerRunner } from '@ord
 import { decodeKey, type AuthConfig } from './config';
 import { ClientRepository } from './data-access/client-repository';
 import { HttpCustomersClient, type CustomersClient } from './data-access/customers-client';
-import { grantExists, purgeExpired } from './data-access/oidc-payload-repository';
+import { IdentityProviderRepository } from './data-access/identity-provider-repository';
+import { OpenIdRelyingParty } from './data-access/openid-relying-party';
+import { purgeExpired } from './data-access/oidc-payload-repository';
 import { RedisRevocationDenylist } from './data-access/revocation-denylist';
 import { OutboxRevocationPublisher } from './data-access/revocation-outbox';
 import { RedisSignInThrottle } from './data-access/sign-in-throttle';
@@ -27,6 +29,7 @@ import { SigningKeyRepository } from './data-access/signing-key-repository';
 import type { RevocationDeps, RevocationPublisher } from './domain/revocation-use-case';
 import { ensureSigningKey, loadSigningKeySet, type SigningKeyDeps } from './domain/signing-key-use-case';
 import { mountInteractionRoutes } from './entry-points/http/interaction-routes';
+import { FEDERATION_CALLBACK_PATH } from './entry-points/http/federation-routes';
 import { createOidcProvider } from './entry-points/http/oidc-provider-factory';
 import { mountOidcProvider } from './entry-points/http/oidc-provider-routes';
 import { mountTokenRoutes } from './entry-points/http/token-routes';
@@ -175,7 +178,6 @@ export async function buildAuthService(
             issuer: config.AUTH_ISSUER,
             audience: config.API_AUDIENCE,
             denylist,
-            grantExists: (gid) => grantExists(knex, gid),
             clientActive: async (clientId) => (await clients.find(clientId))?.status === 'active',
             now: () => Date.now() / 1000,
           },
@@ -194,6 +196,14 @@ export async function buildAuthService(
           csrfKey: config.COOKIE_KEYS[0]!,
           audience: config.API_AUDIENCE,
           logger,
+          federation: {
+            identityProviders: new IdentityProviderRepository(knex, encryptionKey),
+            relyingParty: new OpenIdRelyingParty({
+              redirectUri: new URL(FEDERATION_CALLBACK_PATH, config.AUTH_ISSUER).href,
+            }),
+            customers,
+            onFailure: (reason, err) => logger.warn({ err }, reason),
+          },
         });
         mountOidcProvider(a, { provider: () => provider, issuer: config.AUTH_ISSUER });
       },

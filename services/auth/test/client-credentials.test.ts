@@ -136,6 +136,21 @@ describe('client credentials', () => {
     expect(res.body.error).toBe('unsupported_grant_type');
   });
 
+  it('refuses the implicit grant at the token endpoint with unsupported_grant_type', async () => {
+    const { client: c, clientSecret } = await h.register({
+      type: 'web',
+      firstParty: true,
+      scopes: ['openid', 'orders:read'],
+    });
+    const res = await tokenRequest(
+      { grant_type: 'implicit', scope: 'openid orders:read' },
+      { id: c.clientId, secret: clientSecret! },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('unsupported_grant_type');
+    expect(res.body.access_token).toBeUndefined();
+  });
+
   it('stores only the HMAC of a secret, and a rotated secret replaces the old one', async () => {
     const { client: c, clientSecret } = await h.register({ type: 'service', scopes: ['orders:read'] });
     const row = (await h.db.knex('oauth_clients').where({ client_id: c.clientId }).first()) as Record<

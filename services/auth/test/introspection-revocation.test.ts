@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as client from 'openid-client';
-import { SignJWT, importJWK } from 'jose';
+import { SignJWT, decodeJwt, importJWK } from 'jose';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { TOPICS, newEvent } from '@ordering/contracts';
 import { decodeKey } from '../src/config';
@@ -86,6 +86,20 @@ async function shopperTokens(login: string, password: string) {
     pkceCodeVerifier: verifier,
   });
   return { tokens, config, id: c.clientId, secret: clientSecret! };
+}
+
+/**
+ * The gateway refuses `token` from now on: `revoked:jti:<jti>` is in Redis until the token's
+ * expiry (and no `revoked:grant:` key is written any more).
+ */
+async function expectDeniedAtGateway(token: string) {
+  const { jti, exp } = decodeJwt(token);
+  const key = `${h.config.REDIS_KEY_PREFIX}revoked:jti:${jti}`;
+  expect(await h.redis.exists(key)).toBe(1);
+  const ttl = await h.redis.ttl(key);
+  expect(ttl).toBeGreaterThan(exp! - Math.floor(Date.now() / 1000) - 5);
+  expect(ttl).toBeLessThanOrEqual(exp! - Math.floor(Date.now() / 1000) + 1);
+  expect(await h.redis.keys(`${h.config.REDIS_KEY_PREFIX}revoked:grant:*`)).toEqual([]);
 }
 
 describe('introspection (RFC 7662)', () => {
@@ -220,17 +234,19 @@ describe('revocation (RFC 7009)', () => {
   it('revokes a refresh token and with it the grant: refresh fails and its access tokens are denied', async () => {
     h.customers.add({ login: 'sam', password: 'sam-password', cust_id: 'ACME' });
     const s = await shopperTokens('sam', 'sam-password');
-    const gid = (
-      JSON.parse(Buffer.from(s.tokens.access_token.split('.')[1]!, 'base64url').toString()) as { gid: string }
-    ).gid;
-    await client.tokenRevocation(s.config, s.tokens.refresh_token!);
-    // Denied at the gateway from the moment the revocation was answered.
-    expect(await h.redis.exists(`${h.config.REDIS_KEY_PREFIX}revoked:grant:${gid}`)).toBe(1);
-    expect((await client.tokenIntrospection(s.config, s.tokens.refresh_token!)).active).toBe(false);
+    // A second access token of the same grant, by refresh.
+    const refreshed = await client.refreshTokenGrant(s.config, s.tokens.refresh_token!);
+    await client.tokenRevocation(s.config, refreshed.refresh_token!);
+    // Every access token of the grant is denied at the gateway (by jti) from the moment the
+    // revocation was answered.
+    await expectDeniedAtGateway(s.tokens.access_token);
+    await expectDeniedAtGateway(refreshed.access_token);
+    expect((await client.tokenIntrospection(s.config, refreshed.access_token)).active).toBe(false);
+    expect((await client.tokenIntrospection(s.config, refreshed.refresh_token!)).active).toBe(false);
     expect((await client.tokenIntrospection(s.config, s.tokens.access_token)).active).toBe(false);
     const refresh = await post(
       '/oauth/token',
-      { grant_type: 'refresh_token', refresh_token: s.tokens.refresh_token! },
+      { grant_type: 'refresh_token', refresh_token: refreshed.refresh_token! },
       basic(s.id, s.secret),
     );
     expect(refresh.body.error).toBe('invalid_grant');
@@ -241,9 +257,6 @@ describe('a disabled client', () => {
   it('loses its grants: refresh fails, its shopper tokens are denied at the gateway and inactive', async () => {
     h.customers.add({ login: 'dan', password: 'dan-password', cust_id: 'ACME' });
     const s = await shopperTokens('dan', 'dan-password');
-    const gid = (
-      JSON.parse(Buffer.from(s.tokens.access_token.split('.')[1]!, 'base64url').toString()) as { gid: string }
-    ).gid;
     const observer = await serviceClient();
     expect((await client.tokenIntrospection(observer.config, s.tokens.access_token)).active).toBe(true);
 
@@ -258,7 +271,7 @@ describe('a disabled client', () => {
       s.id,
     );
     expect(result.revokedGrants).toBe(1);
-    expect(await h.redis.exists(`${h.config.REDIS_KEY_PREFIX}revoked:grant:${gid}`)).toBe(1);
+    await expectDeniedAtGateway(s.tokens.access_token);
     expect((await client.tokenIntrospection(observer.config, s.tokens.access_token)).active).toBe(false);
     const refresh = await post(
       '/oauth/token',
@@ -306,6 +319,8 @@ describe('a deactivated shopper', () => {
     expect(mark).toBeGreaterThanOrEqual(iat);
     expect((await client.tokenIntrospection(s.config, s.tokens.access_token)).active).toBe(false);
     expect((await client.tokenIntrospection(s.config, s.tokens.refresh_token!)).active).toBe(false);
+    // Its grant went too, and with it a denylist entry for the token's jti.
+    await expectDeniedAtGateway(s.tokens.access_token);
     const refresh = await post(
       '/oauth/token',
       { grant_type: 'refresh_token', refresh_token: s.tokens.refresh_token! },

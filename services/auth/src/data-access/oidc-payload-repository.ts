@@ -86,16 +86,6 @@ export class OidcPayloadRepository implements Adapter {
   }
 }
 
-/** Whether a grant (by id) still exists and has not expired. */
-export async function grantExists(knex: Knex, grantId: string, now = new Date()): Promise<boolean> {
-  const row = await knex(OIDC_PAYLOADS_TABLE)
-    .select('id')
-    .where({ model: 'Grant', id: grantId })
-    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
-    .first();
-  return row !== undefined;
-}
-
 /** Deletes expired rows; returns how many. */
 export async function purgeExpired(knex: Knex, now = new Date()): Promise<number> {
   return knex(OIDC_PAYLOADS_TABLE).where('expires_at', '<=', now).delete();

@@ -1,20 +1,70 @@
 // The revocation denylist in Redis that the gateway reads before it forwards a request:
-//   <prefix>revoked:jti:<jti>      an access token
-//   <prefix>revoked:grant:<gid>    every token of a grant (claim `gid`)
+//   <prefix>revoked:jti:<jti>      an access token; TTL = its remaining lifetime
 //   <prefix>revoked:sub:<sub>      value = unix seconds; tokens of that subject with iat <= value
-// Each key lives as long as the longest token it can concern (the refresh token lifetime), so the
-// set stays bounded.
+// and, for the auth service alone, the index that lets a grant's revocation reach its access
+// tokens (which carry no grant id, the spec's claims being exactly the ones it lists):
+//   <prefix>grant-tokens:<gid>     sorted set of the jtis issued under the grant, scored by their
+//                                  `exp`; TTL = the longest remaining token lifetime in it
+// Revoking a grant writes `revoked:jti:<jti>` for every live token of the set and marks the set
+// revoked, in one atomic script, so that a token issued concurrently under that grant (a refresh
+// in flight) is denied as it is recorded. Every key expires when nothing it concerns is alive.
 import type { Redis } from 'ioredis';
 
 export interface RevocationDenylist {
   revokeToken(jti: string, ttlSeconds: number): Promise<void>;
-  revokeGrant(grantId: string, ttlSeconds: number): Promise<void>;
+  /**
+   * Records an access token issued under a grant, so that revoking the grant denies it. Answers
+   * false (and denies the token at once) when the grant was revoked already.
+   */
+  recordGrantToken(
+    grantId: string,
+    token: { jti: string; exp: number },
+    nowSeconds: number,
+  ): Promise<boolean>;
+  /**
+   * Denies every live access token of a grant until it expires, and any token recorded under it
+   * from now on; answers the jtis denied.
+   */
+  revokeGrant(grantId: string, nowSeconds: number, markTtlSeconds: number): Promise<string[]>;
   revokeSubject(sub: string, atSeconds: number, ttlSeconds: number): Promise<void>;
   isTokenRevoked(jti: string): Promise<boolean>;
-  isGrantRevoked(grantId: string): Promise<boolean>;
   /** Unix seconds up to which the subject's tokens are revoked, if any. */
   subjectRevokedAt(sub: string): Promise<number | undefined>;
 }
+
+/** The member that marks a grant's token set revoked (a jti is a nanoid: never contains `!`). */
+const REVOKED_MARK = '!revoked';
+
+// KEYS[1] grant-tokens set, KEYS[2] revoked:jti:<jti>; ARGV jti, exp, now, mark.
+// Returns 1 when recorded, 0 when the grant was revoked (the token is denied instead).
+const RECORD_SCRIPT = `
+local ttl = math.max(1, math.ceil(tonumber(ARGV[2]) - tonumber(ARGV[3])))
+if redis.call('ZSCORE', KEYS[1], ARGV[4]) then
+  redis.call('SET', KEYS[2], '1', 'EX', ttl)
+  return 0
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+if redis.call('TTL', KEYS[1]) < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
+return 1`;
+
+// KEYS[1] grant-tokens set; ARGV now, mark, mark ttl, revoked:jti: key prefix.
+// Denies every live token, marks the set revoked; returns the jtis denied.
+const REVOKE_GRANT_SCRIPT = `
+local now = tonumber(ARGV[1])
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')
+local denied = {}
+for i = 1, #live, 2 do
+  local jti = live[i]
+  if jti ~= ARGV[2] then
+    redis.call('SET', ARGV[4] .. jti, '1', 'EX', math.max(1, math.ceil(tonumber(live[i + 1]) - now)))
+    denied[#denied + 1] = jti
+  end
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+redis.call('ZADD', KEYS[1], '+inf', ARGV[2])
+if redis.call('TTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+return denied`;
 
 export class RedisRevocationDenylist implements RevocationDenylist {
   constructor(
@@ -22,17 +72,48 @@ export class RedisRevocationDenylist implements RevocationDenylist {
     private readonly prefix: string,
   ) {}
 
-  async revokeToken(jti: string, ttlSeconds: number): Promise<void> {
-    await this.redis.set(`${this.prefix}revoked:jti:${jti}`, '1', 'EX', Math.max(1, Math.ceil(ttlSeconds)));
+  private jtiKey(jti: string): string {
+    return `${this.prefix}revoked:jti:${jti}`;
   }
 
-  async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
-    await this.redis.set(
-      `${this.prefix}revoked:grant:${grantId}`,
-      '1',
-      'EX',
-      Math.max(1, Math.ceil(ttlSeconds)),
+  private grantTokensKey(grantId: string): string {
+    return `${this.prefix}grant-tokens:${grantId}`;
+  }
+
+  async revokeToken(jti: string, ttlSeconds: number): Promise<void> {
+    await this.redis.set(this.jtiKey(jti), '1', 'EX', Math.max(1, Math.ceil(ttlSeconds)));
+  }
+
+  async recordGrantToken(
+    grantId: string,
+    token: { jti: string; exp: number },
+    nowSeconds: number,
+  ): Promise<boolean> {
+    const recorded = await this.redis.eval(
+      RECORD_SCRIPT,
+      2,
+      this.grantTokensKey(grantId),
+      this.jtiKey(token.jti),
+      token.jti,
+      String(token.exp),
+      String(Math.floor(nowSeconds)),
+      REVOKED_MARK,
     );
+    return recorded === 1;
+  }
+
+  async revokeGrant(grantId: string, nowSeconds: number, markTtlSeconds: number): Promise<string[]> {
+    // The denied tokens' keys are derived in the script (one atomic step with the mark); this
+    // needs a single Redis node (or one slot), as the gateway's admission script does.
+    return (await this.redis.eval(
+      REVOKE_GRANT_SCRIPT,
+      1,
+      this.grantTokensKey(grantId),
+      String(Math.floor(nowSeconds)),
+      REVOKED_MARK,
+      String(Math.max(1, Math.ceil(markTtlSeconds))),
+      `${this.prefix}revoked:jti:`,
+    )) as string[];
   }
 
   async revokeSubject(sub: string, atSeconds: number, ttlSeconds: number): Promise<void> {
@@ -48,11 +129,7 @@ export class RedisRevocationDenylist implements RevocationDenylist {
   }
 
   async isTokenRevoked(jti: string): Promise<boolean> {
-    return (await this.redis.exists(`${this.prefix}revoked:jti:${jti}`)) === 1;
-  }
-
-  async isGrantRevoked(grantId: string): Promise<boolean> {
-    return (await this.redis.exists(`${this.prefix}revoked:grant:${grantId}`)) === 1;
+    return (await this.redis.exists(this.jtiKey(jti))) === 1;
   }
 
   async subjectRevokedAt(sub: string): Promise<number | undefined> {

@@ -1,5 +1,6 @@
 // The truth about one of our JWT access tokens: signed by one of our published keys, not expired,
-// not on the revocation denylist (token, grant, subject), and its grant (if any) still exists.
+// not on the revocation denylist (token, subject: a revoked grant denies each of its tokens by
+// jti), and obtained by a client that is still enabled.
 import { jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { RevocationDenylist } from '../data-access/revocation-denylist';
 
@@ -14,7 +15,6 @@ export interface AccessTokenClaims {
   client_id: string;
   cust_id: string;
   login: string;
-  gid?: string;
 }
 
 export interface InspectionDeps {
@@ -22,7 +22,6 @@ export interface InspectionDeps {
   issuer: string;
   audience: string;
   denylist: RevocationDenylist;
-  grantExists: (grantId: string) => Promise<boolean>;
   /** Whether the client that obtained the token is still registered and enabled. */
   clientActive: (clientId: string) => Promise<boolean>;
   /** Seconds since the epoch. */
@@ -57,9 +56,5 @@ export async function inspectAccessToken(
   const revokedAt = await deps.denylist.subjectRevokedAt(claims.sub);
   if (revokedAt !== undefined && claims.iat <= revokedAt) return undefined;
   if (!(await deps.clientActive(claims.client_id))) return undefined;
-  if (claims.gid) {
-    if (await deps.denylist.isGrantRevoked(claims.gid)) return undefined;
-    if (!(await deps.grantExists(claims.gid))) return undefined;
-  }
   return claims;
 }

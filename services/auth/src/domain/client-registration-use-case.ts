@@ -65,8 +65,8 @@ export interface ClientDisablingDeps extends ClientRegistrationDeps {
 }
 
 /**
- * A disabled client can no longer authenticate nor start a flow; its grants are deleted and denied
- * at the gateway (user-delegated access tokens carry the grant id). Its client-credentials access
+ * A disabled client can no longer authenticate nor start a flow; its grants are deleted and every
+ * live access token issued under them is denied at the gateway (by jti). Its client-credentials access
  * tokens carry no grant: introspection answers inactive for them at once, the gateway accepts them
  * until they expire (at most the access token lifetime).
  */

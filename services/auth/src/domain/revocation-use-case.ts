@@ -1,9 +1,11 @@
 // Revocation: what the gateway must refuse from now on. The denylist in Redis is the mechanism the
 // gateway reads (bound: one Redis round trip after the revoking request, far under 5 s); the
 // revocation messages on TOPICS.auth tell anyone else (audit, caches) what was revoked.
+// Access tokens carry exactly the spec's claims (no grant id): every access token issued under a
+// grant is recorded under it, and revoking the grant denies each of them by `jti`.
 import type { AuthRevocation } from '@ordering/contracts';
 import type { RevocationDenylist } from '../data-access/revocation-denylist';
-import { LONGEST_TOKEN_LIFETIME } from './token-lifetimes';
+import { LONGEST_TOKEN_LIFETIME, TOKEN_TTL } from './token-lifetimes';
 
 export interface RevocationPublisher {
   publish(message: AuthRevocation): Promise<void>;
@@ -19,27 +21,41 @@ export interface RevocationDeps {
 /** An access token (by `jti`) is refused until it expires. */
 export async function revokeAccessToken(
   deps: RevocationDeps,
-  token: { jti: string; exp: number; gid?: string },
+  token: { jti: string; exp: number },
 ): Promise<void> {
   const remaining = token.exp - deps.now();
   if (remaining <= 0) return;
   await deps.denylist.revokeToken(token.jti, remaining);
-  await deps.publisher?.publish({
-    type: 'token.revoked',
-    jti: token.jti,
-    ...(token.gid ? { grant_id: token.gid } : {}),
-    exp: token.exp,
-  });
+  await deps.publisher?.publish({ type: 'token.revoked', jti: token.jti, exp: token.exp });
 }
 
-/** Every token of a grant is refused (refresh token replay, revoked refresh token, operator action). */
-export async function revokeGrant(deps: RevocationDeps, grantId: string): Promise<void> {
-  await deps.denylist.revokeGrant(grantId, LONGEST_TOKEN_LIFETIME);
+/**
+ * An access token was issued under a grant: recorded, so that revoking the grant denies it.
+ * False when the grant was revoked meanwhile (a refresh racing a replay): the token is denied
+ * already and must not be handed out.
+ */
+export function recordGrantToken(
+  deps: RevocationDeps,
+  grantId: string,
+  token: { jti: string; exp: number },
+): Promise<boolean> {
+  return deps.denylist.recordGrantToken(grantId, token, deps.now());
+}
+
+/**
+ * Every access token of a grant is refused until it expires (refresh token replay, revoked
+ * refresh token, client disabled, shopper deactivated); answers how many live tokens it denied.
+ */
+export async function revokeGrant(deps: RevocationDeps, grantId: string): Promise<number> {
+  // The mark refusing tokens recorded later need only outlive a request in flight; an access
+  // token lifetime is ample.
+  const denied = await deps.denylist.revokeGrant(grantId, deps.now(), TOKEN_TTL.accessToken);
   await deps.publisher?.publish({
     type: 'grant.revoked',
     grant_id: grantId,
     exp: Math.floor(deps.now()) + LONGEST_TOKEN_LIFETIME,
   });
+  return denied.length;
 }
 
 /** Every token of a shopper issued up to `atSeconds` is refused (deactivated shopper). */

@@ -1,7 +1,8 @@
 // oidc-provider configured to the contract: endpoints under /oauth/*, PKCE S256 for every client,
 // code / client credentials / refresh token grants (refresh tokens rotate, reuse revokes the
-// grant), RS256 JWT access tokens for the API audience with exactly the spec's claims (plus `gid`,
-// the grant id the gateway's denylist needs), first-party clients without a consent screen.
+// grant), RS256 JWT access tokens for the API audience with exactly the spec's claims (each one
+// issued under a grant is recorded under it, so that revoking the grant denies it), first-party
+// clients without a consent screen.
 import type { Knex } from 'knex';
 import Provider, {
   errors,
@@ -19,7 +20,7 @@ import type { ClientRepository } from '../../data-access/client-repository';
 import type { CustomersClient, ShopperRecord } from '../../data-access/customers-client';
 import { OidcPayloadRepository } from '../../data-access/oidc-payload-repository';
 import { toProviderMetadata } from '../../domain/oauth-client';
-import { revokeGrant, type RevocationDeps } from '../../domain/revocation-use-case';
+import { recordGrantToken, revokeGrant, type RevocationDeps } from '../../domain/revocation-use-case';
 import { ALL_SCOPES, splitScopes } from '../../domain/scopes';
 import { parseShopperSubject, shopperSubject } from '../../domain/subject';
 import { hashClientSecret } from '../../domain/client-secret';
@@ -109,14 +110,14 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const audience = config.API_AUDIENCE;
 
   const configuration: Configuration = {
-    // A destroyed grant (refresh token revoked or replayed, shopper deactivated) is denied at the
+    // A destroyed grant (refresh token revoked or replayed) has its access tokens denied at the
     // gateway before the request that revoked it is answered.
     adapter: (name: string) =>
       name === 'Client'
         ? new ClientAdapter(deps.clients)
-        : new OidcPayloadRepository(deps.knex, name, undefined, (grantId) =>
-            revokeGrant(deps.revocation, grantId),
-          ),
+        : new OidcPayloadRepository(deps.knex, name, undefined, async (grantId) => {
+            await revokeGrant(deps.revocation, grantId);
+          }),
     clients: [],
     jwks: { keys: deps.signingKeys },
     cookies: {
@@ -227,7 +228,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       if (token.kind === 'AccessToken') {
         const account = ctx.oidc.account as ShopperAccount | undefined;
         if (!account) return undefined;
-        return { cust_id: account.user.cust_id, login: account.user.login, gid: token.grantId };
+        return { cust_id: account.user.cust_id, login: account.user.login };
       }
       if (token.kind === 'ClientCredentials') {
         const client = ctx.oidc.client;
@@ -237,8 +238,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     },
     formats: {
       customizers: {
-        // Exactly the claims of the spec, plus `gid` (grant id) on user-delegated tokens.
-        jwt: (_ctx, _token, jwt) => {
+        // Exactly the claims of the spec. A token issued under a grant (code and refresh flows) is
+        // recorded under it before it is handed out, so that revoking the grant denies it by jti.
+        jwt: async (_ctx, token, jwt) => {
           const p = jwt.payload;
           const custId = String(p.cust_id);
           const login = String(p.login);
@@ -253,8 +255,15 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
             client_id: p.client_id,
             cust_id: custId,
             login,
-            ...(p.gid ? { gid: p.gid } : {}),
           };
+          const grantId = token.kind === 'AccessToken' ? token.grantId : undefined;
+          if (grantId) {
+            const recorded = await recordGrantToken(deps.revocation, grantId, {
+              jti: String(p.jti),
+              exp: Number(p.exp),
+            });
+            if (!recorded) throw new errors.InvalidGrant('grant revoked');
+          }
         },
       },
     },
