@@ -22,7 +22,11 @@ const repoRoot = path.resolve(__dirname, '..', '..');
 const NPM_CACHE = path.join(repoRoot, '.local', 'npm-cache');
 /** The runtime stage's command, as the Dockerfile says (its last CMD, exec form). */
 const RUNTIME_COMMAND = JSON.parse(
-  [...fs.readFileSync(path.join(repoRoot, 'deploy/docker/Dockerfile'), 'utf8').matchAll(/^CMD (\[.*\])\s*$/gm)].pop()![1]!,
+  [
+    ...fs
+      .readFileSync(path.join(repoRoot, 'deploy/docker/Dockerfile'), 'utf8')
+      .matchAll(/^CMD (\[.*\])\s*$/gm),
+  ].pop()![1]!,
 ) as string[];
 const SECRET = randomBytes(24).toString('hex');
 const suffix = randomBytes(4).toString('hex');
@@ -35,11 +39,17 @@ async function assemble(packageDir: string): Promise<string> {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), `ordering-image-${path.basename(packageDir)}-`));
   const env = { ...process.env, npm_config_cache: NPM_CACHE, npm_config_update_notifier: 'false' };
   const build = async () => {
-    await run(process.execPath, [path.join(repoRoot, 'deploy/build/bundle.mjs'), packageDir], { cwd: repoRoot });
-    await run(process.execPath, [path.join(repoRoot, 'deploy/docker/assemble-runtime.mjs'), packageDir, out], {
+    await run(process.execPath, [path.join(repoRoot, 'deploy/build/bundle.mjs'), packageDir], {
       cwd: repoRoot,
-      env,
     });
+    await run(
+      process.execPath,
+      [path.join(repoRoot, 'deploy/docker/assemble-runtime.mjs'), packageDir, out],
+      {
+        cwd: repoRoot,
+        env,
+      },
+    );
   };
   // Another test may be rebundling the same package at this moment (its dist/ briefly empty): once more.
   await build().catch(build);
@@ -117,28 +127,37 @@ describe('the runtime image file set of customers and the gateway', () => {
   it.each([
     ['customers', () => customersDir],
     ['gateway', () => gatewayDir],
-  ])('%s: holds the bundle and production dependencies only, patched, resolvable without the workspace', (_name, dir) => {
-    const files = fs.readdirSync(dir()).sort();
-    expect(files).toEqual(
-      expect.arrayContaining(['node_modules', 'package.json', 'register-telemetry.js', 'start.js', 'start.js.map']),
-    );
-    // Nothing of the workspace: no symlinks out of the directory, no dev tooling, no lockfile.
-    const modules = path.join(dir(), 'node_modules');
-    for (const entry of fs.readdirSync(modules)) {
-      expect(fs.lstatSync(path.join(modules, entry)).isSymbolicLink()).toBe(false);
-    }
-    for (const devOnly of ['jest', 'typescript', 'esbuild', '@swc/core', 'eslint']) {
-      expect(fs.existsSync(path.join(modules, devOnly))).toBe(false);
-    }
-    for (let d = path.dirname(dir()); d !== path.dirname(d); d = path.dirname(d)) {
-      expect(fs.existsSync(path.join(d, 'node_modules'))).toBe(false);
-    }
-    const manifest = JSON.parse(fs.readFileSync(path.join(dir(), 'package.json'), 'utf8'));
-    for (const [name, version] of Object.entries(manifest.dependencies as Record<string, string>)) {
-      const installed = JSON.parse(fs.readFileSync(path.join(modules, name, 'package.json'), 'utf8'));
-      expect(`${name}@${installed.version}`).toBe(`${name}@${version}`);
-    }
-  });
+  ])(
+    '%s: holds the bundle and production dependencies only, patched, resolvable without the workspace',
+    (_name, dir) => {
+      const files = fs.readdirSync(dir()).sort();
+      expect(files).toEqual(
+        expect.arrayContaining([
+          'node_modules',
+          'package.json',
+          'register-telemetry.js',
+          'start.js',
+          'start.js.map',
+        ]),
+      );
+      // Nothing of the workspace: no symlinks out of the directory, no dev tooling, no lockfile.
+      const modules = path.join(dir(), 'node_modules');
+      for (const entry of fs.readdirSync(modules)) {
+        expect(fs.lstatSync(path.join(modules, entry)).isSymbolicLink()).toBe(false);
+      }
+      for (const devOnly of ['jest', 'typescript', 'esbuild', '@swc/core', 'eslint']) {
+        expect(fs.existsSync(path.join(modules, devOnly))).toBe(false);
+      }
+      for (let d = path.dirname(dir()); d !== path.dirname(d); d = path.dirname(d)) {
+        expect(fs.existsSync(path.join(d, 'node_modules'))).toBe(false);
+      }
+      const manifest = JSON.parse(fs.readFileSync(path.join(dir(), 'package.json'), 'utf8'));
+      for (const [name, version] of Object.entries(manifest.dependencies as Record<string, string>)) {
+        const installed = JSON.parse(fs.readFileSync(path.join(modules, name, 'package.json'), 'utf8'));
+        expect(`${name}@${installed.version}`).toBe(`${name}@${version}`);
+      }
+    },
+  );
 
   it('customers kafkajs carries the workspace patch', () => {
     const file = path.join(customersDir, 'node_modules/kafkajs/src/network/requestQueue/index.js');
@@ -171,7 +190,9 @@ describe('the runtime image file set of customers and the gateway', () => {
     expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
     // Through the gateway (token verified against the JWKS, identity signed) to customers and back.
     const token = issuer.mint({ cust_id: `C${suffix}`, login: 'container-test', scope: 'users:read' });
-    const res = await fetch(`${gateway.url}/v1/users?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${gateway.url}/v1/users?limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ object: 'list', data: [] });
     expect((await fetch(`${gateway.url}/v1/users`)).status).toBe(401);
