@@ -1,12 +1,15 @@
 // Tokens from the real auth service through the real gateway to the customers service, each as its
 // own process: the token verifies against the published JWKS with an independent client (jose),
 // the gateway accepts it, and revocation (by the client, or by deactivating the user the
-// integration acts for) reaches the gateway.
+// integration acts for) reaches the gateway. A shopper signs in through the real sign-in page
+// (authorization code with PKCE, driven by openid-client 6) against the real customers service.
 import { randomBytes } from 'node:crypto';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import * as oidc from 'openid-client';
 import { authCli, migrations as authMigrations } from '@ordering/auth-service';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { createTestDatabase, waitUntil, type TestDatabase } from '@ordering/testing';
+import { Browser, type Page } from '../services/auth/test/support/browser';
 import { freePort, startServiceProcess, type ServiceProcess } from './support/service-process';
 
 jest.setTimeout(90_000);
@@ -18,6 +21,10 @@ const custId = `AUTH-${suffix}`;
 const integration = `integration-${suffix.toLowerCase()}`;
 const audience = 'http://api.e2e.test';
 const redisPrefix = `e2e-auth-${suffix}:`;
+const redirectUri = 'http://127.0.0.1:8976/callback';
+const shopperPassword = `shopper-password-${suffix}`;
+/** The exact claim set of the spec's access-token table. */
+const SPEC_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'scope', 'client_id', 'cust_id', 'login'];
 
 let customersDb: TestDatabase;
 let authDb: TestDatabase;
@@ -25,27 +32,18 @@ let customers: ServiceProcess;
 let auth: ServiceProcess;
 let gateway: ServiceProcess;
 let client: { client_id: string; client_secret: string };
+let admin: CustomersAdminClient;
 
-async function registerClient(scopes: string): Promise<{ client_id: string; client_secret: string }> {
+async function registerClient(
+  scopes: string,
+  options: string[] = ['--type', 'service', '--login', integration],
+): Promise<{ client_id: string; client_secret: string }> {
   let printed = '';
   await authCli({
     env: { ...process.env, DATABASE_URL: authDb.url },
     out: (text) => (printed += text),
   }).parseAsync(
-    [
-      'clients',
-      'register',
-      '--name',
-      'E2E integration',
-      '--type',
-      'service',
-      '--scopes',
-      scopes,
-      '--cust-id',
-      custId,
-      '--login',
-      integration,
-    ],
+    ['clients', 'register', '--name', 'E2E integration', '--scopes', scopes, '--cust-id', custId, ...options],
     { from: 'user' },
   );
   return JSON.parse(printed) as { client_id: string; client_secret: string };
@@ -79,7 +77,7 @@ beforeAll(async () => {
     INTERNAL_IDENTITY_SECRET: secret,
     PASSWORD_HASH_COST: '10',
   });
-  const admin = new CustomersAdminClient({ baseUrl: customers.url, internalIdentitySecret: secret });
+  admin = new CustomersAdminClient({ baseUrl: customers.url, internalIdentitySecret: secret });
   await admin.createCustomer({ cust_id: custId, name: `Auth ${suffix}`, currency: 'USD' });
   await admin.createUser({
     cust_id: custId,
@@ -188,5 +186,179 @@ describe('auth service tokens at the gateway', () => {
       20_000,
       'the gateway to refuse the token',
     );
+  });
+});
+
+describe('a shopper signed in with the authorization code flow (PKCE) on the real sign-in page', () => {
+  let web: { client_id: string; client_secret: string };
+  let webConfig: oidc.Configuration;
+  /** A client-credentials client acting for the account's administrator (deactivates shoppers). */
+  let adminClient: { client_id: string; client_secret: string };
+
+  beforeAll(async () => {
+    web = await registerClient('openid profile users:read', [
+      '--type',
+      'web',
+      '--first-party',
+      '--login',
+      integration,
+      '--redirect-uri',
+      redirectUri,
+    ]);
+    webConfig = await oidc.discovery(
+      new URL(auth.url),
+      web.client_id,
+      { client_secret: web.client_secret },
+      oidc.ClientSecretBasic(web.client_secret),
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    const adminLogin = `admin-${suffix.toLowerCase()}`;
+    await admin.createUser({
+      cust_id: custId,
+      login: adminLogin,
+      email: `${adminLogin}@e2e.example`,
+      name: 'Account admin',
+    });
+    adminClient = await registerClient('users:read users:write', [
+      '--type',
+      'service',
+      '--login',
+      adminLogin,
+    ]);
+  });
+
+  /** A new shopper of the account with a password set by the operator. */
+  async function newShopper(name: string): Promise<string> {
+    const login = `${name}-${randomBytes(3).toString('hex')}`;
+    await admin.createUser({ cust_id: custId, login, email: `${login}@e2e.example`, name });
+    await admin.setPassword(login, shopperPassword);
+    return login;
+  }
+
+  /** Opens the authorization URL (PKCE S256) in a fresh browser and lands on the sign-in page. */
+  async function openSignIn() {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = oidc.buildAuthorizationUrl(webConfig, {
+      redirect_uri: redirectUri,
+      scope: 'openid users:read',
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const browser = new Browser(redirectUri);
+    const page = await browser.open(url.href);
+    expect(page.status).toBe(200);
+    expect(page.html).toMatch(/<input type="password" id="password" name="password"/);
+    return { browser, page, verifier, state };
+  }
+
+  async function signIn(login: string): Promise<oidc.TokenEndpointResponse> {
+    const { browser, page, verifier, state } = await openSignIn();
+    const callback: Page = await browser.submit(page, '/login', { login, password: shopperPassword });
+    expect(callback.url.startsWith(redirectUri)).toBe(true);
+    return oidc.authorizationCodeGrant(webConfig, new URL(callback.url), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
+  }
+
+  const readSelf = (token: string, login: string) =>
+    fetch(`${gateway.url}/v1/users/${login}`, { headers: { Authorization: `Bearer ${token}` } });
+
+  it('issues a token with exactly the spec claims that opens the API at the gateway', async () => {
+    const login = await newShopper('ann');
+    const tokens = await signIn(login);
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    expect(tokens.id_token).toEqual(expect.any(String));
+    expect(tokens.expires_in).toBe(3600);
+
+    const { payload, protectedHeader } = await jwtVerify(
+      tokens.access_token,
+      createRemoteJWKSet(new URL(`${auth.url}/oauth/jwks.json`)),
+      { issuer: auth.url, audience, typ: 'at+jwt', algorithms: ['RS256'] },
+    );
+    expect(protectedHeader.alg).toBe('RS256');
+    expect(Object.keys(payload).sort()).toEqual([...SPEC_CLAIMS].sort());
+    expect(payload).toMatchObject({
+      sub: `shopper:${custId.toLowerCase()}:${login}`,
+      cust_id: custId,
+      login,
+      client_id: web.client_id,
+    });
+
+    const res = await readSelf(tokens.access_token, login);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ login, cust_id: custId, status: 'active' });
+  });
+
+  it('rotates the refresh token; replaying the old one revokes the grant and the gateway refuses its access tokens', async () => {
+    const login = await newShopper('ben');
+    const first = await signIn(login);
+    const second = await oidc.refreshTokenGrant(webConfig, first.refresh_token!);
+    expect(second.refresh_token).toEqual(expect.any(String));
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect(decodeJwt(second.access_token).jti).not.toBe(decodeJwt(first.access_token).jti);
+    expect((await readSelf(first.access_token, login)).status).toBe(200);
+    expect((await readSelf(second.access_token, login)).status).toBe(200);
+
+    // Replay of the rotated refresh token: invalid_grant, and the whole grant is revoked.
+    await expect(oidc.refreshTokenGrant(webConfig, first.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    // The denylist entries were written before the replay was answered: the very next request
+    // through the gateway is refused, for every access token of the grant.
+    for (const token of [second.access_token, first.access_token]) {
+      const refused = await readSelf(token, login);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    }
+    await expect(oidc.refreshTokenGrant(webConfig, second.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    // A fresh sign-in of the same shopper is a new grant, unaffected.
+    expect((await readSelf((await signIn(login)).access_token, login)).status).toBe(200);
+  });
+
+  it('a shopper deactivated through POST /v1/users/{login}/deactivate cannot sign in again and their token is refused at the gateway', async () => {
+    const login = await newShopper('cal');
+    const tokens = await signIn(login);
+    expect((await readSelf(tokens.access_token, login)).status).toBe(200);
+
+    const adminToken = await oidc.clientCredentialsGrant(
+      await oidc.discovery(
+        new URL(auth.url),
+        adminClient.client_id,
+        { client_secret: adminClient.client_secret },
+        oidc.ClientSecretBasic(adminClient.client_secret),
+        { execute: [oidc.allowInsecureRequests] },
+      ),
+      { scope: 'users:write' },
+    );
+    const deactivate = await fetch(`${gateway.url}/v1/users/${login}/deactivate`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${adminToken.access_token}` },
+    });
+    expect(deactivate.status).toBe(200);
+    expect(await deactivate.json()).toMatchObject({ login, status: 'deactivated' });
+
+    // customers -> Kafka (user.deactivated) -> auth -> Redis -> gateway. The contract's bound is
+    // 5 s (measured by bench/revocation-latency.ts); a loaded test machine may take longer.
+    await waitUntil(
+      async () => (await readSelf(tokens.access_token, login)).status === 401,
+      20_000,
+      'the gateway to refuse the deactivated shopper token',
+    );
+    await expect(oidc.refreshTokenGrant(webConfig, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+
+    // The right password no longer signs them in: the page answers with the same error as a wrong
+    // password and never reaches the redirect URI.
+    const { browser, page } = await openSignIn();
+    const again = await browser.submit(page, '/login', { login, password: shopperPassword });
+    expect(again.status).toBe(401);
+    expect(again.url.startsWith(redirectUri)).toBe(false);
+    expect(again.html).toMatch(/role="alert"/);
   });
 });
