@@ -71,6 +71,66 @@ function schemaProblems(objects: K8sObject[]): string[] {
   return JSON.parse(out) as string[];
 }
 
+/**
+ * Fields the Kubernetes API does not define (the schemas above accept unknown fields; kubectl and
+ * the API server reject or drop them, so a typo like `livenesProbe` would silently lose a probe).
+ * Walks the object along the models' type declarations (.d.ts), which name every field.
+ */
+const modelsDir = fs.realpathSync(path.join(deployDir, 'node_modules', 'kubernetes-models'));
+const apimachineryDir = path.join(path.dirname(modelsDir), '@kubernetes-models', 'apimachinery');
+const declarations = new Map<string, { fields: Map<string, string>; imports: Map<string, string> } | null>();
+
+function declaration(file: string) {
+  if (declarations.has(file)) return declarations.get(file)!;
+  const text = fs.readFileSync(file, 'utf8');
+  const body = /^export interface I\w+(?: extends [\w, ]+)? \{\n([\s\S]*?)^\}/m.exec(text)?.[1];
+  const parsed = body
+    ? {
+        fields: new Map([...body.matchAll(/^ {4}"([^"]+)"\??: (.+?);?$/gm)].map((m) => [m[1]!, m[2]!])),
+        imports: new Map(
+          [...text.matchAll(/^import \{ (\w+) \} from "([^"]+)";$/gm)].map((m) => {
+            const spec = m[2]!.replace(/\.js$/, '');
+            const target = spec.startsWith('@kubernetes-models/apimachinery/')
+              ? path.join(apimachineryDir, spec.slice('@kubernetes-models/apimachinery/'.length))
+              : path.resolve(path.dirname(file), spec);
+            return [m[1]!, `${target}.d.ts`];
+          }),
+        ),
+      }
+    : null; // a type alias (Quantity, IntOrString, ...): a leaf
+  declarations.set(file, parsed);
+  return parsed;
+}
+
+function unknownFields(value: unknown, file: string, at: string, problems: string[]): void {
+  const decl = declaration(file);
+  if (!decl || typeof value !== 'object' || value === null) return;
+  for (const [key, child] of Object.entries(value)) {
+    const type = decl.fields.get(key);
+    if (type === undefined) {
+      problems.push(`${at}.${key}`);
+      continue;
+    }
+    const element = /^Array<(\w+)>$/.exec(type)?.[1];
+    const target = decl.imports.get(element ?? type);
+    if (!target) continue; // a primitive, a literal or a map
+    if (element && Array.isArray(child))
+      child.forEach((c, i) => unknownFields(c, target, `${at}.${key}[${i}]`, problems));
+    else unknownFields(child, target, `${at}.${key}`, problems);
+  }
+}
+
+function unknownFieldsOf(o: K8sObject): string[] {
+  const problems: string[] = [];
+  unknownFields(
+    o,
+    path.join(modelsDir, o.apiVersion, `${o.kind}.d.ts`),
+    `${o.kind}/${o.metadata.name}`,
+    problems,
+  );
+  return problems;
+}
+
 function find(objects: K8sObject[], kind: string, name: string): K8sObject {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
   if (!found) throw new Error(`${kind}/${name} is not rendered`);
@@ -165,6 +225,10 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
   it('renders objects that validate against the Kubernetes API schemas', () => {
     expect(objects.length).toBeGreaterThan(20);
     expect(schemaProblems(objects)).toEqual([]);
+  });
+
+  it('holds no field the Kubernetes API does not define', () => {
+    expect(objects.flatMap(unknownFieldsOf)).toEqual([]);
   });
 
   it('puts everything in its own namespace, which enforces the restricted pod security profile', () => {
@@ -382,4 +446,29 @@ it('the schema check finds a broken object (it is not a no-op)', () => {
     spec: { replicas: 'two', selector: {}, template: { spec: { containers: [{ name: 'c' }] } } },
   };
   expect(schemaProblems([broken]).join('\n')).toMatch(/replicas must be integer/);
+});
+
+it('the field check finds a misspelt field deep in a pod template (it is not a no-op)', () => {
+  const typo = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'typo', lables: { a: 'b' } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { a: 'b' } },
+      template: {
+        metadata: { labels: { a: 'b' } },
+        spec: {
+          containers: [
+            { name: 'c', image: 'i', livenesProbe: {}, securityContext: { readOnlyRootFileSystem: true } },
+          ],
+        },
+      },
+    },
+  };
+  expect(unknownFieldsOf(typo as unknown as K8sObject)).toEqual([
+    'Deployment/typo.metadata.lables',
+    'Deployment/typo.spec.template.spec.containers[0].livenesProbe',
+    'Deployment/typo.spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem',
+  ]);
 });
