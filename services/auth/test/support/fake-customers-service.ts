@@ -18,6 +18,9 @@ export interface FakeCustomersService {
   url: string;
   add(shopper: FakeShopper): ShopperRecord;
   deactivate(login: string): void;
+  /** Lets people of `domain` be provisioned just in time into `custId` (POST /internal/v1/users/jit). */
+  allowJit(domain: string, custId: string): void;
+  find(login: string): ShopperRecord | undefined;
   /** While down, every connection is dropped (the auth service sees a network error). */
   setDown(down: boolean): void;
   /** Requests seen, e.g. to assert that the identity header was checked. */
@@ -27,6 +30,7 @@ export interface FakeCustomersService {
 
 export async function startFakeCustomersService(secret: string): Promise<FakeCustomersService> {
   const users = new Map<string, { record: ShopperRecord; password: string }>();
+  const jitDomains = new Map<string, string>();
   const calls: FakeCustomersService['calls'] = [];
   let down = false;
 
@@ -62,7 +66,7 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
           password?: string;
         };
         const user = users.get(String(body.login));
-        if (!user || user.password !== body.password || user.record.status !== 'active') {
+        if (!user || !user.password || user.password !== body.password || user.record.status !== 'active') {
           send(401, {
             error: {
               type: 'authentication_error',
@@ -74,6 +78,35 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
           return;
         }
         send(200, { user: user.record });
+        return;
+      }
+      if (req.method === 'POST' && path === '/internal/v1/users/jit') {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
+          email?: string;
+          name?: string;
+        };
+        const login = String(body.email).trim().toLowerCase();
+        const existing =
+          users.get(login) ?? [...users.values()].find((u) => u.record.email.toLowerCase() === login);
+        if (existing) {
+          send(200, { user: existing.record, created: false });
+          return;
+        }
+        const custId = jitDomains.get(login.slice(login.lastIndexOf('@') + 1));
+        if (!custId) {
+          send(404, {
+            error: { type: 'invalid_request', code: 'resource_missing', message: 'no', request_id: 'x' },
+          });
+          return;
+        }
+        const record = add({
+          login,
+          password: '',
+          cust_id: custId,
+          email: login,
+          name: body.name ?? login.slice(0, login.indexOf('@')),
+        });
+        send(201, { user: record, created: true });
         return;
       }
       const match = /^\/internal\/v1\/users\/([^/]+)$/.exec(path);
@@ -94,28 +127,34 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
+  function add(shopper: FakeShopper): ShopperRecord {
+    const record: ShopperRecord = {
+      object: 'user',
+      id: shopper.login,
+      login: shopper.login,
+      cust_id: shopper.cust_id,
+      name: shopper.name ?? `Shopper ${shopper.login}`,
+      email: shopper.email ?? `${shopper.login}@example.com`,
+      roles: ['shopper'],
+      status: shopper.status ?? 'active',
+      employee_id: 'E-100',
+      department: 'Purchasing',
+      cost_center: 'CC-7',
+      created_at: new Date().toISOString(),
+      deactivated_at: null,
+    };
+    users.set(shopper.login, { record, password: shopper.password });
+    return record;
+  }
+
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
-    add(shopper) {
-      const record: ShopperRecord = {
-        object: 'user',
-        id: shopper.login,
-        login: shopper.login,
-        cust_id: shopper.cust_id,
-        name: shopper.name ?? `Shopper ${shopper.login}`,
-        email: shopper.email ?? `${shopper.login}@example.com`,
-        roles: ['shopper'],
-        status: shopper.status ?? 'active',
-        employee_id: 'E-100',
-        department: 'Purchasing',
-        cost_center: 'CC-7',
-        created_at: new Date().toISOString(),
-        deactivated_at: null,
-      };
-      users.set(shopper.login, { record, password: shopper.password });
-      return record;
+    add,
+    allowJit(domain, custId) {
+      jitDomains.set(domain.toLowerCase(), custId);
     },
+    find: (login) => users.get(login)?.record,
     deactivate(login) {
       const user = users.get(login);
       if (user) {

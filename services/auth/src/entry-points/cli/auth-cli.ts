@@ -9,6 +9,7 @@ import { createKnex, migrateLatest, type Knex } from '@ordering/db';
 import { authConfigSchema, decodeKey } from '../../config';
 import { Redis } from 'ioredis';
 import { ClientRepository } from '../../data-access/client-repository';
+import { IdentityProviderRepository } from '../../data-access/identity-provider-repository';
 import { deleteGrantsOfClient } from '../../data-access/oidc-payload-repository';
 import { RedisRevocationDenylist } from '../../data-access/revocation-denylist';
 import { OutboxRevocationPublisher } from '../../data-access/revocation-outbox';
@@ -20,6 +21,10 @@ import {
   type ClientRegistrationDeps,
 } from '../../domain/client-registration-use-case';
 import { ensureDemoClients, type DemoClientCredentials } from '../../domain/demo-clients-use-case';
+import {
+  addIdentityProvider,
+  removeIdentityProvider,
+} from '../../domain/identity-provider-registry-use-case';
 import { CLIENT_TYPES, type ClientType } from '../../domain/oauth-client';
 import { DEFAULT_KEY_OVERLAP_SECONDS, rotateSigningKey } from '../../domain/signing-key-use-case';
 import { splitScopes } from '../../domain/scopes';
@@ -38,6 +43,14 @@ export interface AuthCliIo {
   env?: NodeJS.ProcessEnv;
   /** Where results go (JSON, one document per command); default stdout. */
   out?: (text: string) => void;
+  /** Read for `--client-secret -`; default stdin. */
+  readSecret?: () => Promise<string>;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').trim();
 }
 
 async function withDatabase<T>(
@@ -81,7 +94,9 @@ export function authCli(io: AuthCliIo = {}): Command {
   const out = io.out ?? ((text: string) => process.stdout.write(`${text}\n`));
   const print = (value: unknown) => out(JSON.stringify(value, null, 2));
 
-  const auth = new Command('auth').description('Auth service: OAuth clients and signing keys');
+  const auth = new Command('auth').description(
+    'Auth service: OAuth clients, signing keys and company identity providers',
+  );
   const clients = auth.command('clients').description('OAuth clients');
 
   clients
@@ -197,6 +212,79 @@ export function authCli(io: AuthCliIo = {}): Command {
             secret_rotated_at: c.secretRotatedAt,
           })),
         );
+      });
+    });
+
+  const idps = auth
+    .command('idps')
+    .description('Company identity providers for federated sign-in, one per e-mail domain');
+  const idpRepository = (knex: Knex, cfg: z.infer<typeof cliEnvSchema>) =>
+    new IdentityProviderRepository(knex, decodeKey(cfg.KEY_ENCRYPTION_KEY)!);
+
+  idps
+    .command('add')
+    .description(
+      'Register the OpenID Connect provider of an e-mail domain; register <AUTH_ISSUER>/oauth/federation/callback as its redirect URI',
+    )
+    .requiredOption('--domain <domain>', 'e-mail domain whose people sign in there, e.g. acme.example')
+    .requiredOption(
+      '--issuer <url>',
+      'issuer identifier (discovery at <issuer>/.well-known/openid-configuration)',
+    )
+    .requiredOption('--client-id <id>', 'our client id at that provider')
+    .requiredOption('--client-secret <secret>', 'our client secret there ("-": read it from stdin)')
+    .requiredOption('--name <name>', 'display name shown on the sign-in pages')
+    .action(
+      async (opts: {
+        domain: string;
+        issuer: string;
+        clientId: string;
+        clientSecret: string;
+        name: string;
+      }) => {
+        const clientSecret =
+          opts.clientSecret === '-' ? await (io.readSecret ?? readStdin)() : opts.clientSecret;
+        await withDatabase(source, async (knex, cfg) => {
+          const idp = await addIdentityProvider(
+            { identityProviders: idpRepository(knex, cfg), now: () => new Date() },
+            {
+              domain: opts.domain,
+              issuer: opts.issuer,
+              clientId: opts.clientId,
+              clientSecret,
+              displayName: opts.name,
+            },
+          );
+          print({ domain: idp.domain, issuer: idp.issuer, client_id: idp.clientId, name: idp.displayName });
+        });
+      },
+    );
+
+  idps
+    .command('list')
+    .description('List identity providers (never their secrets)')
+    .action(async () => {
+      await withDatabase(source, async (knex, cfg) => {
+        const all = await idpRepository(knex, cfg).list();
+        print(
+          all.map((idp) => ({
+            domain: idp.domain,
+            issuer: idp.issuer,
+            client_id: idp.clientId,
+            name: idp.displayName,
+            created_at: idp.createdAt,
+          })),
+        );
+      });
+    });
+
+  idps
+    .command('remove <domain>')
+    .description('Remove the identity provider of a domain: its people can no longer sign in through it')
+    .action(async (domain: string) => {
+      await withDatabase(source, async (knex, cfg) => {
+        await removeIdentityProvider({ identityProviders: idpRepository(knex, cfg) }, domain);
+        print({ domain: domain.trim().toLowerCase(), removed: true });
       });
     });
 

@@ -2,7 +2,6 @@
 // here (`/oauth/interaction/:uid`) and this route hands the result back to it. CSRF: every form
 // carries HMAC(cookie key, interaction uid); the uid itself is bound to the browser by the
 // provider's signed interaction cookie, so a foreign page can neither read nor forge the token.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { UnavailableError } from '@ordering/errors';
@@ -11,6 +10,8 @@ import { signIn, type SignInDeps } from '../../domain/sign-in-use-case';
 import { splitScopes } from '../../domain/scopes';
 import { grantRequestedScopes } from './grant-scopes';
 import { consentPage, errorPage, signInPage } from './sign-in-views';
+import { mountFederationRoutes, type FederationRoutesDeps } from './federation-routes';
+import { clientName, csrfTokenFor, csrfValid, sendHtml } from './interaction-page';
 
 export interface InteractionRoutesDeps {
   provider: () => Provider;
@@ -18,38 +19,15 @@ export interface InteractionRoutesDeps {
   csrfKey: string;
   audience: string;
   logger: Logger;
-}
-
-function csrfTokenFor(key: string, uid: string): string {
-  return createHmac('sha256', key).update(`csrf:${uid}`).digest('base64url');
-}
-
-function csrfValid(key: string, uid: string, given: unknown): boolean {
-  if (typeof given !== 'string') return false;
-  const expected = Buffer.from(csrfTokenFor(key, uid));
-  const actual = Buffer.from(given);
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
-}
-
-function sendHtml(res: Response, status: number, html: string): void {
-  res.status(status).set({
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Content-Security-Policy':
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-    'X-Frame-Options': 'DENY',
-  });
-  res.send(html);
+  /** Sign-in with the company's identity provider; the page offers it only when given. */
+  federation?: FederationRoutesDeps['federation'];
 }
 
 export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps): void {
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   const base = '/oauth/interaction/:uid';
-
-  const clientName = async (provider: Provider, clientId: string): Promise<string> => {
-    const client = await provider.Client.find(clientId);
-    return client?.clientName ?? clientId;
-  };
+  const federationAction = (uid: string) =>
+    deps.federation ? { federationAction: `/oauth/interaction/${uid}/federate` } : {};
 
   app.get(base, async (req: Request, res: Response) => {
     const provider = deps.provider();
@@ -61,7 +39,12 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
       sendHtml(
         res,
         200,
-        signInPage({ action: `/oauth/interaction/${uid}/login`, csrfToken, clientName: name }),
+        signInPage({
+          action: `/oauth/interaction/${uid}/login`,
+          csrfToken,
+          clientName: name,
+          ...federationAction(uid),
+        }),
       );
       return;
     }
@@ -96,6 +79,7 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
           clientName: name,
           error,
           ...(login ? { login } : {}),
+          ...federationAction(uid),
         }),
       );
     if (!csrfValid(deps.csrfKey, uid, body.csrf_token)) {
@@ -181,6 +165,14 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
       { mergeWithLastSubmission: false },
     );
   });
+
+  if (deps.federation)
+    mountFederationRoutes(app, {
+      provider: deps.provider,
+      federation: deps.federation,
+      csrfKey: deps.csrfKey,
+      logger: deps.logger,
+    });
 
   // The provider's own errors (expired or foreign interaction) as a page, not a JSON API error.
   app.use('/oauth/interaction', (err: unknown, _req: Request, res: Response, next: NextFunction) => {

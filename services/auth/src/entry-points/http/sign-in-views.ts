@@ -17,17 +17,17 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function layout(title: string, body: string): string {
+function layout(title: string, body: string, head = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+${head}<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:26rem;margin:3rem auto;padding:0 1rem;color:#111}
 label{display:block;margin-top:1rem;font-weight:600}
-input[type=text],input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+input[type=text],input[type=password],input[type=email]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
 button{margin-top:1.5rem;padding:.6rem 1.2rem;font-size:1rem}
 .error{color:#a00;border:1px solid #a00;padding:.5rem}
 </style>
@@ -46,6 +46,26 @@ export interface SignInView {
   clientName: string;
   login?: string;
   error?: string;
+  /** Where "Sign in with your company account" posts; no such section without it. */
+  federationAction?: string;
+  email?: string;
+  federationError?: string;
+}
+
+function federationSection(view: SignInView): string {
+  if (!view.federationAction) return '';
+  const error = view.federationError
+    ? `<p class="error" role="alert" id="company-sign-in-error">${escapeHtml(view.federationError)}</p>\n`
+    : '';
+  return `<section aria-labelledby="company-sign-in">
+<h2 id="company-sign-in">Sign in with your company account</h2>
+${error}<form method="post" action="${escapeHtml(view.federationAction)}"${view.federationError ? ' aria-describedby="company-sign-in-error"' : ''}>
+<input type="hidden" name="csrf_token" value="${escapeHtml(view.csrfToken)}">
+<label for="email">Work email</label>
+<input type="email" id="email" name="email" autocomplete="email" required value="${escapeHtml(view.email ?? '')}"${view.federationError ? ' aria-invalid="true"' : ''}>
+<button type="submit">Continue with your company account</button>
+</form>
+</section>`;
 }
 
 export function signInPage(view: SignInView): string {
@@ -64,7 +84,24 @@ ${error}
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>`,
+</form>
+${federationSection(view)}`,
+  );
+}
+
+/**
+ * The step to the company's identity provider. A page, not a redirect: the sign-in page's CSP
+ * (`form-action 'self'`) would stop a browser from following a form post's redirect to another
+ * origin. It moves on by itself (meta refresh, no script) and offers a link.
+ */
+export function federationRedirectPage(view: { url: string; displayName: string }): string {
+  const url = escapeHtml(view.url);
+  return layout(
+    'Continue to your company sign-in',
+    `<h1>Continue to ${escapeHtml(view.displayName)}</h1>
+<p>You are being sent to your company's sign-in page.</p>
+<p><a id="continue" href="${url}">Continue to ${escapeHtml(view.displayName)}</a></p>`,
+    `<meta http-equiv="refresh" content="0;url=${url}">\n<meta name="referrer" content="no-referrer">\n`,
   );
 }
 
