@@ -8,7 +8,7 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { authCli, migrations as authMigrations } from '@ordering/auth-service';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
-import { createTestDatabase, waitUntil, type TestDatabase } from '@ordering/testing';
+import { createTestDatabase, testKafkaClient, waitUntil, type TestDatabase } from '@ordering/testing';
 import { Browser, type Page } from '../services/auth/test/support/browser';
 import { freePort, startServiceProcess, type ServiceProcess } from './support/service-process';
 
@@ -112,6 +112,22 @@ beforeAll(async () => {
     REDIS_KEY_PREFIX: redisPrefix,
   });
   client = await registerClient('users:read users:write');
+  // The auth service reads user events from the latest offset once it has joined its group; an
+  // event published before that would be missed. Its readiness does not say, the broker does.
+  const kafkaAdmin = testKafkaClient().admin();
+  await kafkaAdmin.connect();
+  try {
+    await waitUntil(
+      async () => {
+        const [group] = (await kafkaAdmin.describeGroups([`auth-e2e-${suffix}`])).groups;
+        return group?.state === 'Stable' && group.members.length > 0;
+      },
+      30_000,
+      'the auth service to join its consumer group',
+    );
+  } finally {
+    await kafkaAdmin.disconnect();
+  }
 });
 
 afterAll(async () => {
