@@ -286,6 +286,28 @@ describe('authorization code flow with PKCE', () => {
     expect(await h.redis.keys(`${h.config.REDIS_KEY_PREFIX}revoked:grant:*`)).toEqual([]);
   });
 
+  it('hands out no access token under a grant whose revocation raced ahead of its deletion', async () => {
+    const { id, secret, config } = await firstPartyWebClient();
+    const { tokens } = await codeFlow(config, 'openid orders:read');
+    const grant = (await h.db
+      .knex('oidc_payloads')
+      .where({ model: 'Grant' })
+      .andWhereRaw("payload->>'clientId' = ?", [id])
+      .first()) as { id: string };
+    // The denylist marks the grant revoked while its row still exists (a refresh in flight while
+    // a replay revokes the grant): the refresh must not answer with a usable token.
+    await h.service.parts.revocation.denylist.revokeGrant(grant.id, Date.now() / 1000, 3600);
+    const refresh = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
+      { id, secret },
+    );
+    expect(refresh.status).toBe(400);
+    expect(refresh.body.error).toBe('invalid_grant');
+    expect(refresh.body.access_token).toBeUndefined();
+    // The token issued before the revocation is denied too.
+    expect((await introspect(tokens.access_token, { id, secret })).active).toBe(false);
+  });
+
   it('refuses an authorization request without PKCE', async () => {
     const { config } = await firstPartyWebClient();
     const url = client.buildAuthorizationUrl(config, {
