@@ -44,9 +44,20 @@ type K8sObject = {
 };
 
 function render(overlay: string): K8sObject[] {
-  const yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', 'overlays', overlay)], {
-    encoding: 'utf8',
-  });
+  let yaml: string;
+  try {
+    yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', 'overlays', overlay)], {
+      encoding: 'utf8',
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error(
+        'kubectl is not on PATH: these tests render k8s/ with `kubectl kustomize` (Debian package kubectl)',
+        { cause: err },
+      );
+    }
+    throw err;
+  }
   return parseAllDocuments(yaml).map((doc) => doc.toJSON() as K8sObject);
 }
 

@@ -28,9 +28,20 @@ interface Endpoint {
 }
 
 function render(overlay: string): any[] {
-  const yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', 'overlays', overlay)], {
-    encoding: 'utf8',
-  });
+  let yaml: string;
+  try {
+    yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', 'overlays', overlay)], {
+      encoding: 'utf8',
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error(
+        'kubectl is not on PATH: these tests render k8s/ with `kubectl kustomize` (Debian package kubectl)',
+        { cause: err },
+      );
+    }
+    throw err;
+  }
   return parseAllDocuments(yaml).map((doc) => doc.toJSON());
 }
 
