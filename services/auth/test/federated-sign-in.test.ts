@@ -14,6 +14,10 @@ import {
 
 let h: AuthHarness;
 let idp: UpstreamIdentityProvider;
+/** A conforming provider: email only at userinfo. */
+let conforming: UpstreamIdentityProvider;
+/** A provider whose published keys are not the ones that sign its ID tokens. */
+let forged: UpstreamIdentityProvider;
 let app: client.Configuration;
 let callbackUrl: string;
 
@@ -48,6 +52,28 @@ beforeAll(async () => {
     'Acme SSO',
   );
   h.customers.allowJit('acme.example', 'ACME');
+  conforming = await startUpstreamIdentityProvider({ redirectUri: callbackUrl, claimsInIdToken: false });
+  forged = await startUpstreamIdentityProvider({ redirectUri: callbackUrl, publishForeignKeys: true });
+  for (const [domain, upstream] of [
+    ['conform.example', conforming],
+    ['forged.example', forged],
+  ] as const) {
+    await ops(
+      'idps',
+      'add',
+      '--domain',
+      domain,
+      '--issuer',
+      upstream.issuer,
+      '--client-id',
+      upstream.clientId,
+      '--client-secret',
+      upstream.clientSecret,
+      '--name',
+      `${domain} SSO`,
+    );
+    h.customers.allowJit(domain, 'GLOBEX');
+  }
   const { client: registered, clientSecret } = await h.register({
     type: 'web',
     firstParty: true,
@@ -57,7 +83,7 @@ beforeAll(async () => {
   app = await h.discover(registered.clientId, clientSecret);
 });
 afterAll(async () => {
-  await idp?.close();
+  await Promise.all([idp?.close(), conforming?.close(), forged?.close()]);
   await h?.close();
 });
 
@@ -188,6 +214,33 @@ describe('federated sign-in with just-in-time provisioning', () => {
   });
 });
 
+describe('identity from a conforming provider', () => {
+  it('reads email and email_verified from userinfo when the ID token carries only the subject', async () => {
+    conforming.person('lee@conform.example', {
+      sub: 'c-1',
+      email: 'lee@conform.example',
+      email_verified: true,
+      name: 'Lee',
+    });
+    const flow = await startFlow();
+    const claims = await accessTokenClaims(flow, await continueWithCompany(flow, 'lee@conform.example'));
+    expect(claims).toMatchObject({ cust_id: 'GLOBEX', login: 'lee@conform.example' });
+    expect(h.customers.find('lee@conform.example')).toMatchObject({ name: 'Lee' });
+  });
+
+  it('still refuses an unverified email given at userinfo', async () => {
+    conforming.person('kim@conform.example', {
+      sub: 'c-2',
+      email: 'kim@conform.example',
+      email_verified: false,
+    });
+    const flow = await startFlow();
+    const page = await continueWithCompany(flow, 'kim@conform.example');
+    expect(page.status).toBe(401);
+    expect(page.html).toMatch(/no verified email address/);
+  });
+});
+
 describe('federated sign-in refusals, shown on the sign-in page', () => {
   const expectRefusal = (page: Page, status: number, message: RegExp) => {
     expect(page.status).toBe(status);
@@ -235,6 +288,23 @@ describe('federated sign-in refusals, shown on the sign-in page', () => {
     const before = jitCalls();
     expectRefusal(await continueWithCompany(flow, 'sneaky@acme.example'), 401, /outside acme\.example/);
     expect(jitCalls()).toBe(before);
+  });
+
+  it("an ID token whose signature does not verify against the provider's published keys", async () => {
+    forged.person('mallory@forged.example', {
+      sub: 'f-1',
+      email: 'mallory@forged.example',
+      email_verified: true,
+    });
+    const flow = await startFlow();
+    const before = jitCalls();
+    expectRefusal(
+      await continueWithCompany(flow, 'mallory@forged.example'),
+      401,
+      /forged\.example SSO did not sign you in/,
+    );
+    expect(jitCalls()).toBe(before);
+    expect(h.customers.find('mallory@forged.example')).toBeUndefined();
   });
 
   it('the provider refusing the person', async () => {

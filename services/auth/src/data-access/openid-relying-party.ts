@@ -1,7 +1,8 @@
 // The relying party towards company identity providers, on openid-client 6: discovery (cached per
 // provider registration), authorization URLs with PKCE S256, state and nonce, and the code
 // exchange with ID token validation including its signature against the provider's JWKS
-// (enableNonRepudiationChecks). Plain http is accepted only for loopback issuers (local stacks, tests).
+// (enableNonRepudiationChecks). Claims missing from the ID token (email) are read from userinfo.
+// Plain http is accepted only for loopback issuers (local stacks, tests).
 import * as oidc from 'openid-client';
 import type {
   AuthorizationRequest,
@@ -57,7 +58,17 @@ export class OpenIdRelyingParty implements RelyingParty {
     });
     const claims = tokens.claims();
     if (!claims) throw new Error('the identity provider returned no ID token');
-    return claims as VerifiedIdentity;
+    if (claims.email !== undefined || !config.serverMetadata().userinfo_endpoint)
+      return claims as VerifiedIdentity;
+    // A strictly conforming provider gives scope claims (email, name) at userinfo only in the code
+    // flow. The subject must be the ID token's (openid-client checks it).
+    const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+    return {
+      sub: claims.sub,
+      email: userinfo.email,
+      email_verified: userinfo.email_verified,
+      name: claims.name ?? userinfo.name,
+    };
   }
 
   private configuration(idp: IdentityProvider): Promise<oidc.Configuration> {

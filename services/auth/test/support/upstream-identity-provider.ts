@@ -61,6 +61,13 @@ export async function startUpstreamIdentityProvider(options: {
   redirectUri: string;
   clientId?: string;
   clientSecret?: string;
+  /**
+   * Put email and name in the ID token (default), or, as a strictly conforming provider does in
+   * the code flow, only at its userinfo endpoint.
+   */
+  claimsInIdToken?: boolean;
+  /** Publish a JWKS of another key than the one that signs (a forged or misconfigured provider). */
+  publishForeignKeys?: boolean;
 }): Promise<UpstreamIdentityProvider> {
   const people = new Map<string, UpstreamPerson>();
   const bySub = new Map<string, UpstreamPerson>();
@@ -69,6 +76,8 @@ export async function startUpstreamIdentityProvider(options: {
   const clientSecret = options.clientSecret ?? 'upstream-client-secret-0123456789abcdef';
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const signingKey = { ...privateKey.export({ format: 'jwk' }), kid: 'upstream-1', alg: 'RS256', use: 'sig' };
+  const foreign = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+  const foreignJwks = JSON.stringify({ keys: [{ ...foreign, kid: 'upstream-1', alg: 'RS256', use: 'sig' }] });
 
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -98,7 +107,7 @@ export async function startUpstreamIdentityProvider(options: {
     cookies: { keys: ['upstream-cookie-key-0123456789abcdef'] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     // Company providers commonly put the requested claims in the ID token itself.
-    conformIdTokenClaims: false,
+    conformIdTokenClaims: options.claimsInIdToken === false,
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
@@ -132,6 +141,10 @@ export async function startUpstreamIdentityProvider(options: {
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? '/', issuer);
     if (url.pathname === '/auth') authorizationRequests.push(url.searchParams);
+    if (url.pathname === '/jwks' && options.publishForeignKeys) {
+      res.writeHead(200, { 'content-type': 'application/jwk-set+json' }).end(foreignJwks);
+      return;
+    }
     if (!url.pathname.startsWith('/interaction/')) {
       callback(req, res);
       return;
