@@ -364,6 +364,22 @@ describe('federated sign-in refusals, shown on the sign-in page', () => {
     expect(page.html).toMatch(/start signing in again/);
   });
 
+  it('the customers service down when the person comes back: a temporary-unavailability page', async () => {
+    idp.person('later@acme.example', { sub: 'idp-8', email: 'later@acme.example', email_verified: true });
+    const flow = await startFlow([callbackUrl]);
+    const atCallback = await continueWithCompany(flow, 'later@acme.example');
+    flow.browser.passThrough(callbackUrl);
+    h.customers.setDown(true);
+    try {
+      const page = await flow.browser.open(atCallback.url);
+      expect(page.status).toBe(503);
+      expect(page.headers.get('content-type')).toMatch(/text\/html/);
+      expect(page.html).toMatch(/not possible right now/);
+    } finally {
+      h.customers.setDown(false);
+    }
+  });
+
   it('a malformed state is refused without redirecting anywhere', async () => {
     for (const state of ['https://evil.example/x', '//evil.example', '../../x.abcdefghijklmnopqrstu', '']) {
       const res = await fetch(`${callbackUrl}?code=x&state=${encodeURIComponent(state)}`, {
