@@ -34,25 +34,37 @@ const database = `test_container_customers_${suffix}`;
 
 jest.setTimeout(120_000);
 
+/**
+ * Runs the bundler on a package as the image build does, writing to a package directory outside the
+ * checkout whose sources and node_modules are the checkout's (links): the same inputs and script,
+ * without rewriting <package>/dist under tests that run the checkout's bundle at the same time.
+ */
+async function bundle(packageDir: string): Promise<string> {
+  const source = path.join(repoRoot, packageDir);
+  const copy = path.join(
+    fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-bundle-')),
+    path.basename(packageDir),
+  );
+  fs.mkdirSync(copy);
+  for (const entry of fs.readdirSync(source)) {
+    if (entry !== 'dist') fs.symlinkSync(path.join(source, entry), path.join(copy, entry));
+  }
+  await run(process.execPath, [path.join(repoRoot, 'deploy/build/bundle.mjs'), copy], { cwd: repoRoot });
+  return copy;
+}
+
 /** Bundles a package and assembles its image file set in a fresh directory outside the workspace. */
 async function assemble(packageDir: string): Promise<string> {
+  const bundled = await bundle(packageDir);
   const out = fs.mkdtempSync(path.join(os.tmpdir(), `ordering-image-${path.basename(packageDir)}-`));
-  const env = { ...process.env, npm_config_cache: NPM_CACHE, npm_config_update_notifier: 'false' };
-  const build = async () => {
-    await run(process.execPath, [path.join(repoRoot, 'deploy/build/bundle.mjs'), packageDir], {
+  try {
+    await run(process.execPath, [path.join(repoRoot, 'deploy/docker/assemble-runtime.mjs'), bundled, out], {
       cwd: repoRoot,
+      env: { ...process.env, npm_config_cache: NPM_CACHE, npm_config_update_notifier: 'false' },
     });
-    await run(
-      process.execPath,
-      [path.join(repoRoot, 'deploy/docker/assemble-runtime.mjs'), packageDir, out],
-      {
-        cwd: repoRoot,
-        env,
-      },
-    );
-  };
-  // Another test may be rebundling the same package at this moment (its dist/ briefly empty): once more.
-  await build().catch(build);
+  } finally {
+    fs.rmSync(path.dirname(bundled), { recursive: true, force: true });
+  }
   return out;
 }
 
