@@ -149,7 +149,11 @@ export async function completeFederatedSignIn(
   const email = identity.email.trim().toLowerCase();
   // An identity provider vouches for its own domain only.
   if (emailDomain(email) !== idp.domain) return { outcome: 'email_outside_domain', domain: idp.domain };
-  const name = typeof identity.name === 'string' && identity.name.trim() ? identity.name.trim() : undefined;
+  // The customers service takes names of up to 200 characters.
+  const name =
+    typeof identity.name === 'string' && identity.name.trim()
+      ? identity.name.trim().slice(0, 200)
+      : undefined;
   const provisioned = await deps.customers.provisionJustInTime(email, name);
   if (!provisioned) return { outcome: 'no_account', domain: idp.domain };
   const { user, created } = provisioned;
