@@ -47,6 +47,8 @@ interface Sample {
   total: number;
   /** From the revoking call's answer to the gateway's first 401. */
   afterAnswer: number;
+  /** Gateway requests still accepted after the revoking call answered. */
+  acceptedAfterAnswer: number;
 }
 
 interface Stack {
@@ -233,10 +235,11 @@ async function measure(
   const start = performance.now();
   await revoke();
   const answered = performance.now();
-  for (;;) {
+  for (let accepted = 0; ; accepted++) {
     const status = await gatewayStatus(stack, token, login);
     const now = performance.now();
-    if (status === 401) return { total: now - start, afterAnswer: now - answered };
+    if (status === 401)
+      return { total: now - start, afterAnswer: now - answered, acceptedAfterAnswer: accepted };
     if (status !== 200) throw new Error(`unexpected gateway answer ${status} while waiting for 401`);
     if (now - start > GIVE_UP_MS) throw new Error(`still accepted ${GIVE_UP_MS} ms after the revoking call`);
     await sleep(POLL_MS);
@@ -305,6 +308,7 @@ function report(kind: string, samples: Sample[]): string {
     `${kind} (n=${samples.length})`,
     `  revoking call -> gateway 401:  ${line(samples.map((s) => s.total))}`,
     `  after the call answered:       ${line(samples.map((s) => s.afterAnswer))}`,
+    `  requests still accepted after the answer: max ${Math.max(...samples.map((s) => s.acceptedAfterAnswer))}`,
   ].join('\n');
 }
 
