@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { withDatabase } from '@ordering/db';
 import { PG_ADMIN_URL, REDIS_URL, startTestIssuer, type TestIssuer } from '@ordering/testing';
@@ -174,6 +175,46 @@ describe('the runtime image file set of customers and the gateway', () => {
   it('customers kafkajs carries the workspace patch', () => {
     const file = path.join(customersDir, 'node_modules/kafkajs/src/network/requestQueue/index.js');
     expect(fs.readFileSync(file, 'utf8')).toContain('Math.max(1, scheduleAt)');
+  });
+
+  it('the topic Job script creates the missing topics with the image dependencies; a second run creates none', async () => {
+    // As the Job mounts it: the script alone in a directory, kafkajs from the image's /app.
+    const scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-scripts-'));
+    fs.copyFileSync(
+      path.join(repoRoot, 'k8s/base/kafka-topics/create-topics.js'),
+      path.join(scripts, 'create-topics.js'),
+    );
+    const brokers = process.env.KAFKA_BROKERS ?? '127.0.0.1:29092';
+    const topics = [`test.container-topics.${suffix}.a`, `test.container-topics.${suffix}.b`];
+    const env = {
+      PATH: process.env.PATH ?? '',
+      APP_DIR: customersDir,
+      KAFKA_BROKERS: brokers,
+      KAFKA_TOPICS: topics.join(','),
+      KAFKA_TOPIC_PARTITIONS: '2',
+      KAFKA_TOPIC_REPLICATION_FACTOR: '1',
+    };
+    const job = () => run(process.execPath, [path.join(scripts, 'create-topics.js')], { cwd: scripts, env });
+    const admin = new Kafka({
+      clientId: 'container-test',
+      brokers: brokers.split(','),
+      logLevel: logLevel.NOTHING,
+    }).admin();
+    await admin.connect();
+    try {
+      const first = await job();
+      expect(JSON.parse(first.stdout)).toMatchObject({ created: topics, existing: 0 });
+      const metadata = await admin.fetchTopicMetadata({ topics });
+      expect(metadata.topics.map((t) => [t.name, t.partitions.length]).sort()).toEqual(
+        topics.map((t) => [t, 2]),
+      );
+      const second = await job();
+      expect(JSON.parse(second.stdout)).toMatchObject({ created: [], existing: 2 });
+    } finally {
+      await admin.deleteTopics({ topics }).catch(() => undefined);
+      await admin.disconnect();
+      fs.rmSync(scripts, { recursive: true, force: true });
+    }
   });
 
   it('customers and the gateway start from it, serve a request end to end, and exit 0 on SIGTERM', async () => {

@@ -12,6 +12,7 @@ import { authConfigSchema, loadAuthConfig } from '@ordering/auth-service';
 import { customersEnv } from '@ordering/customers-service';
 import { gatewayEnvSchema } from '@ordering/gateway';
 import { webhooksEnv } from '@ordering/webhooks-service';
+import { ALL_TOPICS } from '@ordering/contracts';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const deployDir = path.join(repoRoot, 'deploy');
@@ -266,28 +267,76 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     expect(matches(deployment(name).spec.selector.matchLabels, podLabels)).toBe(true);
   });
 
-  it.each(NAMES)('%s: runs non-root, read-only, without capabilities or privilege escalation', (name) => {
-    const pod = podSpec(name);
-    const c = container(name);
-    const runAsNonRoot = c.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot;
-    const runAsUser = c.securityContext?.runAsUser ?? pod.securityContext?.runAsUser;
-    expect(runAsNonRoot).toBe(true);
-    expect(runAsUser).toBeGreaterThan(0);
-    expect(c.securityContext).toMatchObject({
-      readOnlyRootFilesystem: true,
-      allowPrivilegeEscalation: false,
-    });
-    expect(c.securityContext.privileged ?? false).toBe(false);
-    expect(c.securityContext.capabilities.drop).toContain('ALL');
-    expect(c.securityContext.capabilities.add ?? []).toEqual([]);
-    expect((c.securityContext.seccompProfile ?? pod.securityContext?.seccompProfile)?.type).toBe(
-      'RuntimeDefault',
+  /** Every pod template of the overlay: the processes' Deployments and the topic Job. */
+  const workloads = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
+
+  it('runs the four processes and the topic Job, nothing else', () => {
+    expect(workloads.map((w) => `${w.kind}/${w.metadata.name}`).sort()).toEqual([
+      ...NAMES.map((n) => `Deployment/${n}`).sort(),
+      'Job/kafka-topics',
+    ]);
+  });
+
+  it.each(workloads.map((w) => [`${w.kind}/${w.metadata.name}`, w] as const))(
+    '%s: runs non-root, read-only, without capabilities, privilege escalation or an API token',
+    (_id, workload) => {
+      const pod = workload.spec.template.spec;
+      expect(pod.containers).toHaveLength(1);
+      expect(pod.initContainers ?? []).toEqual([]);
+      const c = pod.containers[0];
+      const runAsNonRoot = c.securityContext?.runAsNonRoot ?? pod.securityContext?.runAsNonRoot;
+      const runAsUser = c.securityContext?.runAsUser ?? pod.securityContext?.runAsUser;
+      expect(runAsNonRoot).toBe(true);
+      expect(runAsUser).toBeGreaterThan(0);
+      expect(c.securityContext).toMatchObject({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+      });
+      expect(c.securityContext.privileged ?? false).toBe(false);
+      expect(c.securityContext.capabilities.drop).toContain('ALL');
+      expect(c.securityContext.capabilities.add ?? []).toEqual([]);
+      expect((c.securityContext.seccompProfile ?? pod.securityContext?.seccompProfile)?.type).toBe(
+        'RuntimeDefault',
+      );
+      expect(pod.hostNetwork ?? false).toBe(false);
+      expect(pod.automountServiceAccountToken).toBe(false);
+      expect(find(objects, 'ServiceAccount', pod.serviceAccountName).automountServiceAccountToken).toBe(
+        false,
+      );
+      // A writable /tmp only, and not on the node's disk without a bound.
+      const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
+      const volume = pod.volumes.find((v: any) => v.name === tmp?.name);
+      expect(volume?.emptyDir?.sizeLimit).toBeDefined();
+      for (const resource of ['cpu', 'memory']) {
+        expect(quantity(c.resources.requests[resource])).toBeGreaterThan(0);
+        expect(quantity(c.resources.limits[resource])).toBeGreaterThanOrEqual(
+          quantity(c.resources.requests[resource]),
+        );
+      }
+    },
+  );
+
+  it('the topic Job creates exactly the contracts topics, from a process image, with the script in the repository', () => {
+    const job = find(objects, 'Job', 'kafka-topics');
+    const pod = job.spec.template.spec;
+    const c = pod.containers[0];
+    const { values } = containerEnv(objects, c);
+    expect(values.KAFKA_TOPICS!.split(',').sort()).toEqual(ALL_TOPICS.map((t) => t.name).sort());
+    expect(new Set(ALL_TOPICS.map((t) => String(t.partitions)))).toEqual(
+      new Set([values.KAFKA_TOPIC_PARTITIONS]),
     );
-    expect(pod.hostNetwork ?? false).toBe(false);
-    // A writable /tmp only, and not on the node's disk without a bound.
-    const tmp = c.volumeMounts.find((m: any) => m.mountPath === '/tmp');
-    const volume = pod.volumes.find((v: any) => v.name === tmp?.name);
-    expect(volume?.emptyDir?.sizeLimit).toBeDefined();
+    expect(Number(values.KAFKA_TOPIC_REPLICATION_FACTOR)).toBe(overlay === 'prod' ? 3 : 1);
+    expect(values.KAFKA_BROKERS).toBe(effectiveEnv('customers').KAFKA_BROKERS);
+    // The customers image holds kafkajs; the script is mounted from a ConfigMap of the repository's file.
+    expect(c.image).toBe(container('customers').image);
+    expect(c.command).toEqual(['node', '/scripts/create-topics.js']);
+    const mount = c.volumeMounts.find((m: any) => m.mountPath === '/scripts');
+    const volume = pod.volumes.find((v: any) => v.name === mount.name);
+    const script = find(objects, 'ConfigMap', volume.configMap.name).data['create-topics.js'];
+    expect(script).toBe(
+      fs.readFileSync(path.join(repoRoot, 'k8s/base/kafka-topics/create-topics.js'), 'utf8'),
+    );
+    expect(pod.restartPolicy).toBe('OnFailure');
   });
 
   it.each(NAMES)('%s: probes /healthz and /readyz on the port the process listens on', (name) => {

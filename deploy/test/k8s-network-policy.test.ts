@@ -239,6 +239,25 @@ describe.each([
     }
   });
 
+  it('the topic Job reaches Kafka and DNS only, and nothing reaches it', () => {
+    const job = objects.find((o) => o.kind === 'Job' && o.metadata.name === 'kafka-topics');
+    const topics: Endpoint = {
+      namespace: ns,
+      labels: job.spec.template.metadata.labels,
+      ip: '10.244.0.50',
+      ports: { http: 8080 },
+    };
+    expect(canConnect(policies, topics, kafka, '9092')).toBe(true);
+    expect(canConnect(policies, topics, dns, '53')).toBe(true);
+    expect(canConnect(policies, topics, postgres, '5432')).toBe(false);
+    expect(canConnect(policies, topics, redis, '6379')).toBe(false);
+    expect(canConnect(policies, topics, { ip: '203.0.113.20' }, '443')).toBe(false);
+    for (const name of PROCESSES) {
+      expect(`${name} ${canConnect(policies, topics, pods[name], 'http')}`).toBe(`${name} false`);
+      expect(`${name} ${canConnect(policies, pods[name], topics, 'http')}`).toBe(`${name} false`);
+    }
+  });
+
   it('webhooks deliver over HTTPS to public addresses only; nothing else leaves for the internet', () => {
     const receiver: Endpoint = { ip: '203.0.113.20' };
     expect(canConnect(policies, pods.webhooks, receiver, '443')).toBe(true);
