@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { REDIS_URL } from '@ordering/testing';
 import { RedisRevocationDenylist } from '../src/data-access/revocation-denylist';
+import { recordGrantToken, revokeAccessToken, revokeGrant } from '../src/domain/revocation-use-case';
 
 let redis: Redis;
 let prefix: string;
@@ -66,5 +67,22 @@ describe('revoking a grant', () => {
     expect(await denylist.revokeGrant('empty', now, 3600)).toEqual([]);
     expect(await ttl('grant-tokens:empty')).toBe(3600);
     expect(await redis.keys(`${prefix}revoked:*`)).toEqual([]);
+  });
+});
+
+describe('the margin for verifiers clock tolerance', () => {
+  // The gateway accepts a token a few seconds past its exp: a revocation must cover that too.
+  it('denies a token just past its exp, for a minute past it', async () => {
+    const deps = { denylist, now: () => now };
+    expect(await recordGrantToken(deps, 'g1', { jti: 'just-expired', exp: now - 3 })).toBe(true);
+    expect(await recordGrantToken(deps, 'g1', { jti: 'long-expired', exp: now - 61 })).toBe(true);
+    expect(await recordGrantToken(deps, 'g1', { jti: 'live', exp: now + 100 })).toBe(true);
+    expect(await revokeGrant(deps, 'g1')).toBe(2);
+    expect(await ttl('revoked:jti:just-expired')).toBe(57);
+    expect(await ttl('revoked:jti:live')).toBe(160);
+    expect(await denylist.isTokenRevoked('long-expired')).toBe(false);
+
+    await revokeAccessToken(deps, { jti: 'single', exp: now - 3 });
+    expect(await ttl('revoked:jti:single')).toBe(57);
   });
 });

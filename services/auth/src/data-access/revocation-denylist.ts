@@ -1,5 +1,6 @@
 // The revocation denylist in Redis that the gateway reads before it forwards a request:
-//   <prefix>revoked:jti:<jti>      an access token; TTL = its remaining lifetime
+//   <prefix>revoked:jti:<jti>      an access token; TTL = its remaining lifetime (plus the margin
+//                                  for verifiers' clock tolerance, see revocation-use-case.ts)
 //   <prefix>revoked:sub:<sub>      value = unix seconds; tokens of that subject with iat <= value
 // and, for the auth service alone, the index that lets a grant's revocation reach its access
 // tokens (which carry no grant id, the spec's claims being exactly the ones it lists):
@@ -14,18 +15,20 @@ export interface RevocationDenylist {
   revokeToken(jti: string, ttlSeconds: number): Promise<void>;
   /**
    * Records an access token issued under a grant, so that revoking the grant denies it. Answers
-   * false (and denies the token at once) when the grant was revoked already.
+   * false (and denies the token at once) when the grant was revoked already. `aliveAfter` (unix
+   * seconds, now minus the verifiers' clock tolerance): a token whose `exp` is past it still
+   * counts as alive, and every TTL runs from it.
    */
   recordGrantToken(
     grantId: string,
     token: { jti: string; exp: number },
-    nowSeconds: number,
+    aliveAfter: number,
   ): Promise<boolean>;
   /**
-   * Denies every live access token of a grant until it expires, and any token recorded under it
-   * from now on; answers the jtis denied.
+   * Denies every access token of a grant whose `exp` is past `aliveAfter` (TTL `exp - aliveAfter`),
+   * and any token recorded under it from now on; answers the jtis denied.
    */
-  revokeGrant(grantId: string, nowSeconds: number, markTtlSeconds: number): Promise<string[]>;
+  revokeGrant(grantId: string, aliveAfter: number, markTtlSeconds: number): Promise<string[]>;
   revokeSubject(sub: string, atSeconds: number, ttlSeconds: number): Promise<void>;
   isTokenRevoked(jti: string): Promise<boolean>;
   /** Unix seconds up to which the subject's tokens are revoked, if any. */
@@ -35,7 +38,7 @@ export interface RevocationDenylist {
 /** The member that marks a grant's token set revoked (a jti is a nanoid: never contains `!`). */
 const REVOKED_MARK = '!revoked';
 
-// KEYS[1] grant-tokens set, KEYS[2] revoked:jti:<jti>; ARGV jti, exp, now, mark.
+// KEYS[1] grant-tokens set, KEYS[2] revoked:jti:<jti>; ARGV jti, exp, alive-after, mark.
 // Returns 1 when recorded, 0 when the grant was revoked (the token is denied instead).
 const RECORD_SCRIPT = `
 local ttl = math.max(1, math.ceil(tonumber(ARGV[2]) - tonumber(ARGV[3])))
@@ -48,16 +51,16 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 if redis.call('TTL', KEYS[1]) < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
 return 1`;
 
-// KEYS[1] grant-tokens set; ARGV now, mark, mark ttl, revoked:jti: key prefix.
+// KEYS[1] grant-tokens set; ARGV alive-after, mark, mark ttl, revoked:jti: key prefix.
 // Denies every live token, marks the set revoked; returns the jtis denied.
 const REVOKE_GRANT_SCRIPT = `
-local now = tonumber(ARGV[1])
+local from = tonumber(ARGV[1])
 local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf', 'WITHSCORES')
 local denied = {}
 for i = 1, #live, 2 do
   local jti = live[i]
   if jti ~= ARGV[2] then
-    redis.call('SET', ARGV[4] .. jti, '1', 'EX', math.max(1, math.ceil(tonumber(live[i + 1]) - now)))
+    redis.call('SET', ARGV[4] .. jti, '1', 'EX', math.max(1, math.ceil(tonumber(live[i + 1]) - from)))
     denied[#denied + 1] = jti
   end
 end
@@ -87,7 +90,7 @@ export class RedisRevocationDenylist implements RevocationDenylist {
   async recordGrantToken(
     grantId: string,
     token: { jti: string; exp: number },
-    nowSeconds: number,
+    aliveAfter: number,
   ): Promise<boolean> {
     const recorded = await this.redis.eval(
       RECORD_SCRIPT,
@@ -96,20 +99,20 @@ export class RedisRevocationDenylist implements RevocationDenylist {
       this.jtiKey(token.jti),
       token.jti,
       String(token.exp),
-      String(Math.floor(nowSeconds)),
+      String(Math.floor(aliveAfter)),
       REVOKED_MARK,
     );
     return recorded === 1;
   }
 
-  async revokeGrant(grantId: string, nowSeconds: number, markTtlSeconds: number): Promise<string[]> {
+  async revokeGrant(grantId: string, aliveAfter: number, markTtlSeconds: number): Promise<string[]> {
     // The denied tokens' keys are derived in the script (one atomic step with the mark); this
     // needs a single Redis node (or one slot), as the gateway's admission script does.
     return (await this.redis.eval(
       REVOKE_GRANT_SCRIPT,
       1,
       this.grantTokensKey(grantId),
-      String(Math.floor(nowSeconds)),
+      String(Math.floor(aliveAfter)),
       REVOKED_MARK,
       String(Math.max(1, Math.ceil(markTtlSeconds))),
       `${this.prefix}revoked:jti:`,

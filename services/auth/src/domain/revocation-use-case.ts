@@ -7,6 +7,13 @@ import type { AuthRevocation } from '@ordering/contracts';
 import type { RevocationDenylist } from '../data-access/revocation-denylist';
 import { LONGEST_TOKEN_LIFETIME, TOKEN_TTL } from './token-lifetimes';
 
+/**
+ * Verifiers accept a token a little past its `exp` (the gateway's clock tolerance, 5 s by default):
+ * denylist entries outlive the tokens they deny by this margin, and a token counts as alive until
+ * it has been expired for that long.
+ */
+export const CLOCK_SKEW_MARGIN_SECONDS = 60;
+
 export interface RevocationPublisher {
   publish(message: AuthRevocation): Promise<void>;
 }
@@ -23,7 +30,7 @@ export async function revokeAccessToken(
   deps: RevocationDeps,
   token: { jti: string; exp: number },
 ): Promise<void> {
-  const remaining = token.exp - deps.now();
+  const remaining = token.exp + CLOCK_SKEW_MARGIN_SECONDS - deps.now();
   if (remaining <= 0) return;
   await deps.denylist.revokeToken(token.jti, remaining);
   await deps.publisher?.publish({ type: 'token.revoked', jti: token.jti, exp: token.exp });
@@ -39,7 +46,7 @@ export function recordGrantToken(
   grantId: string,
   token: { jti: string; exp: number },
 ): Promise<boolean> {
-  return deps.denylist.recordGrantToken(grantId, token, deps.now());
+  return deps.denylist.recordGrantToken(grantId, token, deps.now() - CLOCK_SKEW_MARGIN_SECONDS);
 }
 
 /**
@@ -49,7 +56,11 @@ export function recordGrantToken(
 export async function revokeGrant(deps: RevocationDeps, grantId: string): Promise<number> {
   // The mark refusing tokens recorded later need only outlive a request in flight; an access
   // token lifetime is ample.
-  const denied = await deps.denylist.revokeGrant(grantId, deps.now(), TOKEN_TTL.accessToken);
+  const denied = await deps.denylist.revokeGrant(
+    grantId,
+    deps.now() - CLOCK_SKEW_MARGIN_SECONDS,
+    TOKEN_TTL.accessToken,
+  );
   await deps.publisher?.publish({
     type: 'grant.revoked',
     grant_id: grantId,
