@@ -40,7 +40,12 @@ const NAMESPACES: Record<string, string> = { dev: 'ordering-dev', prod: 'orderin
 type K8sObject = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [key: string]: any;
 };
 
@@ -495,6 +500,12 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
       expect(ingress.spec.tls.some((t: any) => t.hosts.includes(host))).toBe(true);
     }
     if (overlay === 'dev') expect(apiHost).not.toBe('api.ordering.example');
+    // The gateway, not the controller, refuses oversized bodies (the spec's JSON 413).
+    const controllerLimit =
+      ingress.metadata.annotations!['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '';
+    expect(quantity(controllerLimit.replace(/m$/, 'Mi'))).toBeGreaterThan(
+      parsedConfig('gateway').BODY_LIMIT_BYTES,
+    );
   });
 });
 
