@@ -21,6 +21,9 @@ function pathOf(url: string): string {
  * then `aborted: true`).
  */
 export function accessLog(logger: Logger): RequestHandler {
+  // The line holds only the fields built below (no headers, no bodies): there is nothing to
+  // redact, and the logger's redaction paths would cost five times the rest of the line.
+  const lines = logger.child({}, { redact: [] });
   return (req, res, next) => {
     const startedAt = Date.now();
     res.once('close', () => {
@@ -31,8 +34,8 @@ export function accessLog(logger: Logger): RequestHandler {
       else if (status >= 400) level = 'warn';
       else if (QUIET_PATHS.has(pathOf(url))) return;
       else level = 'info';
-      if (!logger.isLevelEnabled(level)) return;
-      logger[level](
+      if (!lines.isLevelEnabled(level)) return;
+      lines[level](
         {
           request_id: req.id,
           req: { method: req.method, url, remoteAddress: req.socket?.remoteAddress },
