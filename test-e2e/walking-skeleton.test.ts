@@ -108,6 +108,8 @@ beforeAll(async () => {
       KAFKA_BROKERS: brokers.join(','),
       INTERNAL_IDENTITY_SECRET: secret,
       KAFKA_GROUP_ID: webhooksGroup,
+      // Only what this test publishes (ready means the group has its partitions).
+      KAFKA_FROM_BEGINNING: 'false',
     }),
   ]);
   gateway = await startServiceProcess('gateway', {

@@ -15,6 +15,8 @@ export const webhooksEnv = z.object({
   INTERNAL_IDENTITY_SECRET: env.string(),
   /** Consumer group of the domain-event consumer (one per deployment). */
   KAFKA_GROUP_ID: env.string('webhooks.domain-events'),
+  /** Where a new consumer group starts: the oldest retained event (default) or only new ones. */
+  KAFKA_FROM_BEGINNING: env.bool(true),
 });
 
 export type WebhooksConfig = z.infer<typeof webhooksEnv>;

@@ -48,13 +48,19 @@ export async function buildWebhooksService(
     kafka,
     knex,
     groupId: config.KAFKA_GROUP_ID,
+    fromBeginning: config.KAFKA_FROM_BEGINNING,
     recordEvent: recordEventUseCase(events),
     logger,
   });
   const app = createApp({
     service: config.SERVICE_NAME,
     logger,
-    readiness: [databaseReadinessCheck(knex), kafkaHealth],
+    // Ready once the consumer has its partitions: from then on no new event is missed.
+    readiness: [
+      databaseReadinessCheck(knex),
+      kafkaHealth,
+      { name: 'consumer', check: () => consumer.waitForGroupJoin(500) },
+    ],
     routes: (a) => mountRoutes(a, { events, identitySecret: config.INTERNAL_IDENTITY_SECRET }),
   });
   const http = httpEntryPoint(app, { port: config.PORT, host: config.HOST, logger });

@@ -39,6 +39,7 @@ beforeAll(async () => {
     KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:29092',
     INTERNAL_IDENTITY_SECRET: secret,
     KAFKA_GROUP_ID: `webhooks-test-${randomUUID()}`,
+    KAFKA_FROM_BEGINNING: 'false',
     PORT: '0',
     HOST: '127.0.0.1',
   });

@@ -18,6 +18,7 @@ export function domainEventsConsumer(deps: {
   kafka: Kafka;
   knex: Knex;
   groupId: string;
+  fromBeginning: boolean;
   recordEvent: ReturnType<typeof recordEventUseCase>;
   logger?: MessagingLogger;
 }): ConsumerRunner {
@@ -32,6 +33,7 @@ export function domainEventsConsumer(deps: {
     kafka: deps.kafka,
     knex: deps.knex,
     groupId: deps.groupId,
+    fromBeginning: deps.fromBeginning,
     topics: DOMAIN_EVENT_TOPICS,
     handlers,
     ...(deps.logger ? { logger: deps.logger } : {}),
