@@ -46,8 +46,8 @@ export interface AccountListQuery {
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
-/** `WITH RECURSIVE` rows of `root` and every descendant. */
-function reachQuery(db: Knex | Knex.Transaction, root: string): Knex.QueryBuilder {
+/** `WITH RECURSIVE` rows of `root` and every descendant (the reach of a token of `root`). */
+export function reachQuery(db: Knex | Knex.Transaction, root: string): Knex.QueryBuilder {
   return db
     .withRecursive('tree', ['cust_id'], (qb) => {
       qb.select('cust_id')

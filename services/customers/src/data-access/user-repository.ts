@@ -1,6 +1,7 @@
 // Shoppers, their password hashes, failed sign-ins and one-time password links.
 import type { Knex } from 'knex';
 import type { NewShopper, Role, Shopper, ShopperStatus } from '../domain/shopper';
+import { reachQuery } from './customer-repository';
 
 interface UserRow {
   login: string;
@@ -51,20 +52,6 @@ export interface ScimListQuery {
   externalId?: string;
   offset: number;
   limit: number;
-}
-
-function reachSubquery(db: Knex | Knex.Transaction, root: string): Knex.QueryBuilder {
-  return db
-    .withRecursive('tree', ['cust_id'], (qb) => {
-      qb.select('cust_id')
-        .from('customers')
-        .where('cust_id', root)
-        .unionAll((u) => {
-          u.select('c.cust_id').from('customers as c').join('tree as t', 'c.parent_cust_id', 't.cust_id');
-        });
-    })
-    .select('cust_id')
-    .from('tree');
 }
 
 export class UserRepository {
@@ -140,7 +127,7 @@ export class UserRepository {
   /** Users of the account tree of `reachOf`, by login. */
   async list(query: UserListQuery): Promise<Shopper[]> {
     const q = this.db('users')
-      .whereIn('cust_id', reachSubquery(this.db, query.reachOf))
+      .whereIn('cust_id', reachQuery(this.db, query.reachOf))
       .orderBy('login')
       .limit(query.limit);
     if (query.custId !== undefined) q.where('cust_id', query.custId);
@@ -154,7 +141,7 @@ export class UserRepository {
   async listForScim(query: ScimListQuery): Promise<{ total: number; users: Shopper[] }> {
     const base = () => {
       const q = this.db('users')
-        .whereIn('cust_id', reachSubquery(this.db, query.reachOf))
+        .whereIn('cust_id', reachQuery(this.db, query.reachOf))
         .whereNull('scim_deleted_at');
       if (query.userName !== undefined) q.whereRaw('lower(login) = lower(?)', [query.userName]);
       if (query.externalId !== undefined) q.where('external_id', query.externalId);
