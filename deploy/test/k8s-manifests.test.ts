@@ -7,12 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { authConfigSchema, loadAuthConfig } from '@ordering/auth-service';
 import { customersEnv } from '@ordering/customers-service';
 import { gatewayEnvSchema } from '@ordering/gateway';
 import { webhooksEnv } from '@ordering/webhooks-service';
 import { ALL_TOPICS } from '@ordering/contracts';
+import { renderOverlay } from './support/render-overlay';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const deployDir = path.join(repoRoot, 'deploy');
@@ -48,24 +48,6 @@ type K8sObject = {
   };
   [key: string]: any;
 };
-
-function render(overlay: string): K8sObject[] {
-  let yaml: string;
-  try {
-    yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', 'overlays', overlay)], {
-      encoding: 'utf8',
-    });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error(
-        'kubectl is not on PATH: these tests render k8s/ with `kubectl kustomize` (Debian package kubectl)',
-        { cause: err },
-      );
-    }
-    throw err;
-  }
-  return parseAllDocuments(yaml).map((doc) => doc.toJSON() as K8sObject);
-}
 
 /** Validates objects with kubernetes-models (ESM-only: run by node itself, not jest's loader). */
 function schemaProblems(objects: K8sObject[]): string[] {
@@ -218,7 +200,7 @@ function quantity(value: string | number): number {
 }
 
 describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
-  const objects = render(overlay);
+  const objects = renderOverlay<K8sObject>(overlay);
   const namespace = NAMESPACES[overlay]!;
   const deployment = (name: string) => find(objects, 'Deployment', name);
   const podSpec = (name: string) => deployment(name).spec.template.spec;

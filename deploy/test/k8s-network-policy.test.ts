@@ -2,11 +2,7 @@
 // semantics (a pod selected by a policy of a direction allows only what some rule of such a policy
 // allows; traffic needs the sender's egress and the receiver's ingress), against the architecture:
 // from outside only the gateway and auth; inside, the calls docs/architecture.md draws.
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
-
-const repoRoot = path.resolve(__dirname, '..', '..');
+import { renderOverlay } from './support/render-overlay';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Labels = Record<string, string>;
@@ -25,24 +21,6 @@ interface Endpoint {
   ip: string;
   /** The destination port, by number and (for pods) by the container port's name. */
   ports?: Record<string, number>;
-}
-
-function render(overlay: string): any[] {
-  let yaml: string;
-  try {
-    yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', 'overlays', overlay)], {
-      encoding: 'utf8',
-    });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error(
-        'kubectl is not on PATH: these tests render k8s/ with `kubectl kustomize` (Debian package kubectl)',
-        { cause: err },
-      );
-    }
-    throw err;
-  }
-  return parseAllDocuments(yaml).map((doc) => doc.toJSON());
 }
 
 function selects(selector: Selector | undefined, labels: Labels | undefined): boolean {
@@ -146,7 +124,7 @@ describe.each([
   ['dev', 'ordering-dev'],
   ['prod', 'ordering'],
 ])('network policies of the %s overlay', (overlay, namespace) => {
-  const objects = render(overlay);
+  const objects = renderOverlay<any>(overlay);
   const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
   const ns = { name: namespace, labels: { 'kubernetes.io/metadata.name': namespace } };
   const pods = Object.fromEntries(
