@@ -94,7 +94,7 @@ beforeAll(async () => {
       DATABASE_URL: authDb.url,
       KAFKA_BROKERS: brokers,
       KAFKA_CONSUMER_GROUP: `auth-e2e-${suffix}`,
-      KAFKA_FROM_BEGINNING: 'false',
+      KAFKA_FROM_BEGINNING: 'true',
       INTERNAL_IDENTITY_SECRET: secret,
       CUSTOMERS_URL: customers.url,
       AUTH_ISSUER: issuer,
