@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     const results = localStateDir('jest-results.json');
     fs.mkdirSync(path.dirname(results), { recursive: true });
     fs.rmSync(results, { force: true });
-    await stage('tests (jest: libs, gateway, services, e2e)', async () => {
+    await stage('tests (jest: libs, gateway, services, deploy, e2e)', async () => {
       const code = await run('jest', ['--ci', '--json', '--outputFile', results], {
         ...process.env,
         NODE_ENV: 'test',
