@@ -12,11 +12,6 @@ export interface AccessTokenClaims {
   jti: string;
   iat: number;
   exp: number;
-  /**
-   * The grant behind a user-delegated token (claim `gid` as the auth service issues it, or
-   * `grant_id`): revoking the grant revokes its tokens.
-   */
-  grant_id?: string;
 }
 
 const REQUIRED_STRINGS = ['sub', 'cust_id', 'login', 'client_id', 'jti'] as const;
@@ -30,8 +25,6 @@ export function accessTokenClaimsOf(payload: unknown): AccessTokenClaims | undef
   const p = payload as Record<string, unknown>;
   if (!REQUIRED_STRINGS.every((name) => isNonEmptyString(p[name]))) return undefined;
   if (typeof p.scope !== 'string' || !isSeconds(p.iat) || !isSeconds(p.exp)) return undefined;
-  const grantId = p.gid ?? p.grant_id;
-  if (grantId !== undefined && !isNonEmptyString(grantId)) return undefined;
   return {
     sub: p.sub as string,
     cust_id: p.cust_id as string,
@@ -41,7 +34,6 @@ export function accessTokenClaimsOf(payload: unknown): AccessTokenClaims | undef
     jti: p.jti as string,
     iat: p.iat,
     exp: p.exp,
-    ...(grantId === undefined ? {} : { grant_id: grantId }),
   };
 }
 

@@ -18,7 +18,6 @@ export interface TokenOptions {
   login?: string;
   client_id?: string;
   jti?: string;
-  gid?: string;
   /** Seconds since the epoch; default now. */
   iat?: number;
   /** Seconds since the epoch; default iat + 3600. */
@@ -101,7 +100,6 @@ export class TestIssuer {
       cust_id: custId,
       login,
       ...(options.nbf === undefined ? {} : { nbf: options.nbf }),
-      ...(options.gid === undefined ? {} : { gid: options.gid }),
     };
     for (const name of options.omit ?? []) delete claims[name];
     return claims;
