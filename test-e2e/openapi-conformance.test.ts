@@ -25,7 +25,7 @@ const custId = `OAS-${suffix}`;
 
 let issuer: TestIssuer;
 let db: TestDatabase;
-let customers: { url: string; stop(): Promise<void> };
+let customers: { url(): string; stop(): Promise<void> };
 let gateway: RunningGateway;
 let document: Json;
 let conformance: ResponseConformance;
@@ -127,10 +127,10 @@ beforeAll(async () => {
       INTERNAL_IDENTITY_SECRET: secret,
       REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
       REDIS_KEY_PREFIX: `test:e2e-openapi:${suffix}:`,
-      CUSTOMERS_URL: customers.url,
+      CUSTOMERS_URL: customers.url(),
     }),
   );
-  const admin = new CustomersAdminClient({ baseUrl: customers.url, internalIdentitySecret: secret });
+  const admin = new CustomersAdminClient({ baseUrl: customers.url(), internalIdentitySecret: secret });
   await admin.createCustomer({
     cust_id: custId,
     name: 'OpenAPI Conformance Inc.',

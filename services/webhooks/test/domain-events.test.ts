@@ -46,7 +46,7 @@ beforeAll(async () => {
   service = await startWebhooksService(config, {
     logger: createLogger({ service: 'webhooks', level: 'silent' }),
   });
-  await service.consumer.waitForGroupJoin(30_000);
+  await service.parts.consumer.waitForGroupJoin(30_000);
   producer = testKafkaClient().producer();
   await producer.connect();
 });

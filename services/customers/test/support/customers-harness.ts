@@ -47,11 +47,11 @@ export async function startHarness(
   const sign = (identity: Omit<Identity, 'jti' | 'exp'>) =>
     signIdentity({ ...identity, jti: randomUUID(), exp: Math.floor(Date.now() / 1000) + 600 }, secret);
   return {
-    url: service.url,
+    url: service.url(),
     secret,
     knex: db.knex,
     suffix: randomBytes(3).toString('hex').toUpperCase(),
-    admin: new CustomersAdminClient({ baseUrl: service.url, internalIdentitySecret: secret }),
+    admin: new CustomersAdminClient({ baseUrl: service.url(), internalIdentitySecret: secret }),
     identity: (custId, scopes, o = {}) =>
       sign({
         sub: `shopper:${custId.toLowerCase()}:${o.login ?? 'tester'}`,
@@ -68,7 +68,7 @@ export async function startHarness(
         client_id: 'service:auth',
         scopes: ['internal'],
       }),
-    http: () => request(service.url),
+    http: () => request(service.url()),
     stop: async () => {
       await service.stop();
       await db.drop();

@@ -1,0 +1,2 @@
+export * from './service-env';
+export * from './assemble-service';

@@ -1,0 +1,46 @@
+// The environment every service reads the same way, to spread into its own config schema:
+// `z.object({ ...serviceEnv({ name: 'catalog', port: 8102 }), ...outboxEnv, MY_SETTING: ... })`.
+import { commonEnv, env } from '@ordering/config';
+import { databaseEnv } from '@ordering/db';
+
+/** Name, log level, where it listens, its database, the Kafka brokers and the identity secret. */
+export function serviceEnv(defaults: { name: string; port: number }) {
+  return {
+    ...commonEnv,
+    SERVICE_NAME: env.string(defaults.name),
+    PORT: env.port(defaults.port),
+    HOST: env.string('0.0.0.0'),
+    ...databaseEnv,
+    KAFKA_BROKERS: env.list(),
+    /** Verifies the identity header the gateway signs (and signs calls to sibling services). */
+    INTERNAL_IDENTITY_SECRET: env.string(),
+  };
+}
+
+/** A service that publishes through its transactional outbox. */
+export const outboxEnv = {
+  /** Whether this replica publishes the outbox (at most one relay publishes at a time anyway). */
+  OUTBOX_RELAY_ENABLED: env.bool(true),
+};
+
+/** A service that consumes a Kafka topic in a consumer group. */
+export function consumerEnv(defaultGroupId: string) {
+  return {
+    /** Consumer group (one per deployment). */
+    KAFKA_GROUP_ID: env.string(defaultGroupId),
+    /** Where a new consumer group starts: the oldest retained event (default) or only new ones. */
+    KAFKA_FROM_BEGINNING: env.bool(true),
+  };
+}
+
+/** The settings `assembleService` reads; every service's config has at least these. */
+export interface ServiceConfig {
+  SERVICE_NAME: string;
+  LOG_LEVEL: string;
+  PORT: number;
+  HOST: string;
+  DATABASE_URL: string;
+  DATABASE_POOL_MAX: number;
+  KAFKA_BROKERS: string[];
+  OUTBOX_RELAY_ENABLED?: boolean;
+}
