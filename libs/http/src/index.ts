@@ -10,3 +10,4 @@ export * from './identity';
 export * from './pagination';
 export * from './entry-point';
 export * from './service-main';
+export * from './internal-client';

@@ -135,6 +135,35 @@ describe('hierarchy changes', () => {
       .get(`/internal/v1/customers/${other}/reach`)
       .set('X-Ordering-Identity', h.internalIdentity());
     expect(reach.body.cust_ids.sort()).toEqual([other, sub].sort());
+    const lineage = await h
+      .http()
+      .get(`/internal/v1/customers/${sub}/lineage`)
+      .set('X-Ordering-Identity', h.internalIdentity());
+    expect(lineage.body).toEqual({ cust_id: sub, currency: 'USD', lineage: [sub, other] });
+  });
+
+  it('gives other services the lineage of an account (itself up to its top-level account) and its currency', async () => {
+    const res = await h
+      .http()
+      .get(`/internal/v1/customers/${tree.grandchild}/lineage`)
+      .set('X-Ordering-Identity', h.internalIdentity());
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      cust_id: tree.grandchild,
+      currency: 'EUR',
+      lineage: [tree.grandchild, tree.child, tree.root],
+    });
+    const unknown = await h
+      .http()
+      .get(`/internal/v1/customers/NOPE-${h.suffix}/lineage`)
+      .set('X-Ordering-Identity', h.internalIdentity());
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({ code: 'resource_missing', param: 'cust_id' });
+    const notInternal = await h
+      .http()
+      .get(`/internal/v1/customers/${tree.root}/lineage`)
+      .set('X-Ordering-Identity', h.identity(tree.root, ['admin:all']));
+    expect(notInternal.status).toBe(403);
   });
 });
 

@@ -107,6 +107,25 @@ export class CustomerRepository {
     return rows.map((r) => r.cust_id);
   }
 
+  /** The account, its parent, and so on up to its top-level account; empty for an unknown one. */
+  async lineageOf(custId: string): Promise<{ cust_id: string; currency: string }[]> {
+    const rows = (await this.db
+      .withRecursive('up', ['cust_id', 'parent_cust_id', 'currency', 'depth'], (qb) => {
+        qb.select('cust_id', 'parent_cust_id', 'currency', this.db.raw('0'))
+          .from('customers')
+          .where('cust_id', custId)
+          .unionAll((u) => {
+            u.select('c.cust_id', 'c.parent_cust_id', 'c.currency', this.db.raw('up.depth + 1'))
+              .from('customers as c')
+              .join('up', 'c.cust_id', 'up.parent_cust_id');
+          });
+      })
+      .select('cust_id', 'currency')
+      .from('up')
+      .orderBy('depth')) as { cust_id: string; currency: string }[];
+    return rows;
+  }
+
   async isWithinReach(root: string, custId: string): Promise<boolean> {
     const row = await reachQuery(this.db, root).where('cust_id', custId).first();
     return row !== undefined;

@@ -33,6 +33,18 @@ export class AccountQueries {
     return adminCustomerResource(account, addresses.get(custId) ?? []);
   }
 
+  /**
+   * For other services: the account's currency and its lineage (itself, its parent, ... its
+   * top-level account). A token of account T reaches account A when T is in A's lineage; terms set
+   * on an account (price lists, approval chains, webhook subscriptions) apply down the lineage.
+   */
+  async lineageOf(custId: string): Promise<{ cust_id: string; currency: string; lineage: string[] }> {
+    const rows = await this.db.customers.lineageOf(custId);
+    const self = rows[0];
+    if (!self) throw notFound(custId);
+    return { cust_id: self.cust_id, currency: self.currency, lineage: rows.map((r) => r.cust_id) };
+  }
+
   /** The account and its descendants; 404 for an unknown account. */
   async reachOf(custId: string): Promise<string[]> {
     const ids = await this.db.customers.reachOf(custId);

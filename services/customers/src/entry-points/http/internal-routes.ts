@@ -42,6 +42,10 @@ export function internalRoutes(uc: UseCases): Router {
     res.json(await uc.accountQueries.getForService(pathParam(req, 'cust_id')));
   });
 
+  router.get('/internal/v1/customers/:cust_id/lineage', async (req, res) => {
+    res.json(await uc.accountQueries.lineageOf(pathParam(req, 'cust_id')));
+  });
+
   router.get('/internal/v1/customers/:cust_id/reach', async (req, res) => {
     res.json({
       cust_id: pathParam(req, 'cust_id'),

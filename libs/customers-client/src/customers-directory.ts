@@ -1,0 +1,100 @@
+// What other services know of customer accounts and users, read from the customers service's
+// internal API (the only owner of that data; no service reads another's database).
+//
+// The lineage of an account (itself, its parent, ... its top-level account) answers the two
+// questions every service asks on a request: is this account within the token's reach (the token's
+// account is in its lineage), and which account's terms apply (the nearest one in the lineage that
+// has its own price list, approval chain or subscription). It changes rarely, so it is cached for
+// `lineageTtlMs` (default 10 s): an account created a moment ago is fetched on first use (unknown
+// accounts are never cached), an account moved in the tree is seen by every service within the TTL.
+// Accounts with their addresses and settings are read fresh: orders need the current ones.
+import { LRUCache } from 'lru-cache';
+import type { Customer, User } from '@ordering/contracts';
+import { InternalApiClient } from '@ordering/http';
+
+export interface Lineage {
+  cust_id: string;
+  /** ISO 4217 currency of the account (its prices and orders are in it). */
+  currency: string;
+  /** The account first, then each ancestor up to the top-level account. */
+  lineage: string[];
+}
+
+/** An account as other services see it: the Customer resource plus its currency. */
+export type AccountRecord = Customer & { currency: string };
+
+export interface CustomersDirectoryOptions {
+  /** CUSTOMERS_URL */
+  baseUrl: string;
+  /** INTERNAL_IDENTITY_SECRET */
+  secret: string;
+  /** The calling service's name. */
+  caller: string;
+  /** How long a lineage is reused; default 10 s (0: never cached). */
+  lineageTtlMs?: number;
+  /** Most lineages kept; default 10,000. */
+  maxEntries?: number;
+  timeoutMs?: number;
+}
+
+export class CustomersDirectory {
+  private readonly api: InternalApiClient;
+  private readonly lineages: LRUCache<string, Lineage> | undefined;
+
+  constructor(options: CustomersDirectoryOptions) {
+    this.api = new InternalApiClient({
+      baseUrl: options.baseUrl,
+      secret: options.secret,
+      caller: options.caller,
+      callee: 'customers',
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    });
+    const ttl = options.lineageTtlMs ?? 10_000;
+    this.lineages = ttl > 0 ? new LRUCache({ max: options.maxEntries ?? 10_000, ttl }) : undefined;
+  }
+
+  /** The account's lineage and currency; undefined for an unknown account. Cached. */
+  async lineage(custId: string): Promise<Lineage | undefined> {
+    const cached = this.lineages?.get(custId);
+    if (cached) return cached;
+    const path = `/internal/v1/customers/${encodeURIComponent(custId)}/lineage`;
+    const res = await this.api.request<Lineage>('GET', path);
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw this.api.unexpected(res, path);
+    this.lineages?.set(custId, res.body);
+    return res.body;
+  }
+
+  /**
+   * The lineage of `custId` when it is within the reach of a token of `tokenCustId` (that account or
+   * one of its descendants); undefined otherwise, and for an unknown account alike (both are 404).
+   */
+  async withinReach(tokenCustId: string, custId: string): Promise<Lineage | undefined> {
+    const lineage = await this.lineage(custId);
+    return lineage?.lineage.includes(tokenCustId) ? lineage : undefined;
+  }
+
+  /** The account with its addresses and settings, read now; undefined for an unknown account. */
+  async account(custId: string): Promise<AccountRecord | undefined> {
+    const path = `/internal/v1/customers/${encodeURIComponent(custId)}`;
+    const res = await this.api.request<AccountRecord>('GET', path);
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw this.api.unexpected(res, path);
+    return res.body;
+  }
+
+  /** The user (any status), read now; undefined for an unknown login. */
+  async user(login: string): Promise<User | undefined> {
+    const path = `/internal/v1/users/${encodeURIComponent(login)}`;
+    const res = await this.api.request<User>('GET', path);
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw this.api.unexpected(res, path);
+    return res.body;
+  }
+
+  /** Forgets cached lineages (all, or one account's). */
+  forget(custId?: string): void {
+    if (custId === undefined) this.lineages?.clear();
+    else this.lineages?.delete(custId);
+  }
+}

@@ -1,0 +1,80 @@
+// Other services read accounts through @ordering/customers-client against this service's internal
+// API: lineage (cached for its TTL), reach, accounts and users read fresh, and an unreachable
+// customers service as 503 service_unavailable.
+import { CustomersDirectory } from '@ordering/customers-client';
+import { UnavailableError } from '@ordering/errors';
+import { type Harness, createTree, startHarness } from './support/customers-harness';
+
+let h: Harness;
+let tree: { root: string; child: string; grandchild: string };
+beforeAll(async () => {
+  h = await startHarness();
+  tree = await createTree(h, 'DIRECTORY');
+});
+afterAll(() => h?.stop());
+
+const directory = (lineageTtlMs?: number) =>
+  new CustomersDirectory({
+    baseUrl: h.url,
+    secret: h.secret,
+    caller: 'catalog',
+    ...(lineageTtlMs === undefined ? {} : { lineageTtlMs }),
+  });
+
+describe('CustomersDirectory', () => {
+  it('answers reach from the lineage: an account reaches itself and its descendants only', async () => {
+    const d = directory();
+    expect(await d.withinReach(tree.root, tree.grandchild)).toEqual({
+      cust_id: tree.grandchild,
+      currency: 'EUR',
+      lineage: [tree.grandchild, tree.child, tree.root],
+    });
+    expect(await d.withinReach(tree.child, tree.child)).toBeDefined();
+    expect(await d.withinReach(tree.grandchild, tree.child)).toBeUndefined();
+    expect(await d.withinReach(tree.root, `UNKNOWN-${h.suffix}`)).toBeUndefined();
+  });
+
+  it('caches a lineage for its TTL, and never caches an unknown account', async () => {
+    const d = directory(60_000);
+    const moved = `${tree.root}-MOVED`;
+    expect(await d.lineage(moved)).toBeUndefined();
+    await h.admin.createCustomer({ cust_id: moved, name: 'Moved Inc.', parent_cust_id: tree.root });
+    expect((await d.lineage(moved))?.lineage).toEqual([moved, tree.root]);
+
+    await h.admin.updateCustomer(moved, { parent_cust_id: tree.child });
+    expect((await d.lineage(moved))?.lineage).toEqual([moved, tree.root]);
+    expect((await directory(0).lineage(moved))?.lineage).toEqual([moved, tree.child, tree.root]);
+    d.forget(moved);
+    expect((await d.lineage(moved))?.lineage).toEqual([moved, tree.child, tree.root]);
+  });
+
+  it('reads an account with its addresses and settings, and a user, fresh', async () => {
+    await h.admin.addAddress(tree.child, {
+      type: 'shipping',
+      label: 'Dock',
+      street_1: '1 Quay',
+      city: 'Hamburg',
+      region: 'HH',
+      postal_code: '20457',
+      country: 'DE',
+    });
+    const account = await directory().account(tree.child);
+    expect(account).toMatchObject({ id: tree.child, currency: 'EUR', addresses: [{ label: 'Dock' }] });
+    expect(await directory().account(`UNKNOWN-${h.suffix}`)).toBeUndefined();
+    const login = `dir-${h.suffix.toLowerCase()}`;
+    await h.admin.createUser({ cust_id: tree.child, login, email: `${login}@example.com`, name: 'Dir User' });
+    expect(await directory().user(login)).toMatchObject({ login, cust_id: tree.child, status: 'active' });
+    expect(await directory().user(`nobody-${h.suffix}`)).toBeUndefined();
+  });
+
+  it('turns an unreachable customers service into 503 service_unavailable', async () => {
+    const down = new CustomersDirectory({
+      baseUrl: 'http://127.0.0.1:1',
+      secret: h.secret,
+      caller: 'catalog',
+    });
+    const err = await down.lineage(tree.root).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnavailableError);
+    expect(err).toMatchObject({ status: 503, code: 'service_unavailable' });
+  });
+});
