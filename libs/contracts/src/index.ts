@@ -19,3 +19,4 @@ export * from './messages/fulfilment-update';
 export * from './messages/auth-revocation';
 export * from './openapi-components';
 export * from './examples';
+export * from './internal/catalog-pricing';
