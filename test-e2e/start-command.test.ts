@@ -22,6 +22,7 @@ interface StackFile {
   api_base_url: string;
   auth_url: string;
   kafka_brokers: string[];
+  traces_url: string;
   services: Record<string, string>;
   demo: {
     customers: { cust_id: string; name: string; parent_cust_id: string | null }[];
@@ -53,6 +54,7 @@ beforeAll(async () => {
     'WEBHOOKS',
     'KAFKA',
     'KAFKA_CONTROLLER',
+    'ZIPKIN',
   ];
   ports = {};
   for (const name of names) ports[name] = await freePort();
@@ -106,6 +108,7 @@ describe('the start command', () => {
     expect(stack.api_base_url).toBe(`http://127.0.0.1:${ports.GATEWAY}/v1/`);
     expect(stack.auth_url).toBe(`http://127.0.0.1:${ports.AUTH}`);
     expect(stack.kafka_brokers).toEqual([`127.0.0.1:${ports.KAFKA}`]);
+    expect(stack.traces_url).toBe(`http://127.0.0.1:${ports.ZIPKIN}/zipkin/`);
     expect(stack.services).toMatchObject({
       gateway: `http://127.0.0.1:${ports.GATEWAY}`,
       auth: `http://127.0.0.1:${ports.AUTH}`,
@@ -153,6 +156,23 @@ describe('the start command', () => {
     expect(body.data.length).toBeGreaterThan(0);
     const customer = await fetch(`${stack.api_base_url}customers/${client.cust_id}`, { headers });
     expect(customer.status).toBe(200);
+
+    // The request's spans reach the local trace viewer: one trace through the gateway and customers.
+    const zipkin = `http://127.0.0.1:${ports.ZIPKIN}/api/v2`;
+    let services: string[] = [];
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${zipkin}/traces?serviceName=gateway&spanName=all&limit=50`);
+        const traces = (await res.json()) as { localEndpoint?: { serviceName?: string } }[][];
+        const withCustomers = traces.find((t) => t.some((s) => s.localEndpoint?.serviceName === 'customers'));
+        services = [...new Set((withCustomers ?? []).map((s) => s.localEndpoint?.serviceName ?? ''))];
+        if (!withCustomers) await new Promise((r) => setTimeout(r, 500));
+        return withCustomers !== undefined;
+      },
+      30_000,
+      'a trace of the gateway and customers in Zipkin',
+    );
+    expect(services).toEqual(expect.arrayContaining(['gateway', 'customers']));
   });
 
   it('ops status reports every process ready', async () => {
@@ -179,7 +199,7 @@ describe('the start command', () => {
     up.kill('SIGTERM');
     expect(await exitCode).toBe(0);
     expect(fs.existsSync(stackFile)).toBe(false);
-    for (const port of [ports.GATEWAY, ports.AUTH, ports.CUSTOMERS, ports.KAFKA]) {
+    for (const port of [ports.GATEWAY, ports.AUTH, ports.CUSTOMERS, ports.KAFKA, ports.ZIPKIN]) {
       const listening = await fetch(`http://127.0.0.1:${port}/healthz`).then(
         () => true,
         () => false,

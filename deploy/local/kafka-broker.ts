@@ -2,12 +2,21 @@
 // Central into a cache outside git, storage formatted once, the broker started in the background
 // and waited for by asking it, topics created explicitly, and stopped cleanly.
 // Idempotent: a broker already running for the same data directory is reused.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
+import {
+  assertTools,
+  cacheDir,
+  isAlive,
+  logTail,
+  readPid,
+  runMaven,
+  spawnDetached,
+  stopByPidFile,
+} from './background-process';
 
 export const KAFKA_VERSION = '3.9.1';
 
@@ -37,10 +46,7 @@ const pomFile = path.join(__dirname, 'kafka', 'pom.xml');
 
 /** The jar cache: ${ORDERING_CACHE_DIR:-$XDG_CACHE_HOME/ordering-platform}/kafka-<version>/libs */
 export function kafkaCacheDir(): string {
-  const base =
-    process.env.ORDERING_CACHE_DIR ??
-    path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'ordering-platform');
-  return path.join(base, `kafka-${KAFKA_VERSION}`);
+  return cacheDir(`kafka-${KAFKA_VERSION}`);
 }
 
 /** Fetches Kafka's jars from Maven Central once; later calls return the cached folder at once. */
@@ -49,30 +55,20 @@ export function ensureKafkaJars(log: (m: string) => void = () => {}): string {
   const libs = path.join(cache, 'libs');
   const marker = path.join(cache, '.complete');
   if (fs.existsSync(marker)) return libs;
-  for (const tool of ['java', 'mvn']) {
-    if (spawnSync(tool, ['-version'], { stdio: 'ignore' }).error) {
-      throw new Error(`Kafka needs '${tool}' on PATH (Java 17 and Apache Maven); it was not found`);
-    }
-  }
+  assertTools(['java', 'mvn'], 'Kafka');
   log(`fetching Apache Kafka ${KAFKA_VERSION} from Maven Central into ${libs}`);
   fs.rmSync(libs, { recursive: true, force: true });
   fs.mkdirSync(libs, { recursive: true });
-  const result = spawnSync(
-    'mvn',
+  runMaven(
     [
-      '-B',
-      '-q',
       '-f',
       pomFile,
       'org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies',
       '-DincludeScope=runtime',
       `-DoutputDirectory=${libs}`,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' },
+    'fetching Kafka',
   );
-  if (result.status !== 0) {
-    throw new Error(`fetching Kafka from Maven Central failed:\n${result.stdout}\n${result.stderr}`);
-  }
   fs.writeFileSync(marker, new Date().toISOString());
   return libs;
 }
@@ -114,24 +110,6 @@ const log4j = [
 
 function pidFile(dataDir: string): string {
   return path.join(dataDir, 'broker.pid');
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function readPid(dataDir: string): number | undefined {
-  try {
-    const pid = Number(fs.readFileSync(pidFile(dataDir), 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Asks the broker for its cluster metadata: its cluster id, or undefined when it does not answer. */
@@ -197,7 +175,7 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Run
   const brokers = [`127.0.0.1:${options.port}`];
   fs.mkdirSync(options.dataDir, { recursive: true });
 
-  const running = readPid(options.dataDir);
+  const running = readPid(pidFile(options.dataDir));
   const knownClusterId = fs.existsSync(path.join(options.dataDir, 'cluster.id'))
     ? fs.readFileSync(path.join(options.dataDir, 'cluster.id'), 'utf8').trim()
     : undefined;
@@ -262,27 +240,20 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Run
   }
 
   const logFile = path.join(options.dataDir, 'broker.log');
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn('java', [...jvm, log4jOpt, '-cp', classpath, 'kafka.Kafka', props], {
-    detached: true,
-    stdio: ['ignore', out, out],
+  const pid = spawnDetached('java', [...jvm, log4jOpt, '-cp', classpath, 'kafka.Kafka', props], {
+    logFile,
+    pidFile: pidFile(options.dataDir),
     cwd: repoRoot,
   });
-  fs.closeSync(out);
-  child.unref();
-  if (!child.pid) throw new Error('could not start java for Kafka');
-  fs.writeFileSync(pidFile(options.dataDir), String(child.pid));
-  log(`starting Kafka ${KAFKA_VERSION} on ${brokers[0]} (pid ${child.pid}, log ${logFile})`);
+  log(`starting Kafka ${KAFKA_VERSION} on ${brokers[0]} (pid ${pid}, log ${logFile})`);
 
   const deadline = Date.now() + 90_000;
-  const exitedWhileStarting = () => {
-    const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n');
-    return new Error(`Kafka exited while starting; last lines of ${logFile}:\n${tail}`);
-  };
+  const exitedWhileStarting = () =>
+    new Error(`Kafka exited while starting; last lines of ${logFile}:\n${logTail(logFile)}`);
   // The broker that answers must be ours (our cluster id): another one on the port, say one starting
   // at the same moment, must not pass for ours while ours failed to bind.
   while ((await kafkaClusterId(brokers, 2000)) !== clusterId) {
-    if (!isAlive(child.pid)) throw exitedWhileStarting();
+    if (!isAlive(pid)) throw exitedWhileStarting();
     if (Date.now() > deadline) {
       await stopKafkaBroker(options.dataDir);
       throw new Error(`Kafka did not answer on ${brokers[0]} within 90 s; see ${logFile}`);
@@ -290,18 +261,12 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Run
     await new Promise((r) => setTimeout(r, 500));
   }
   await createTopics(brokers, options.topics ?? []);
-  return { brokers, pid: child.pid, started: true };
+  return { brokers, pid, started: true };
 }
 
 /** Stops the broker of dataDir with SIGTERM (controlled shutdown), SIGKILL after 30 s. */
-export async function stopKafkaBroker(dataDir: string): Promise<void> {
-  const pid = readPid(dataDir);
-  if (!pid) return;
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + 30_000;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-  fs.rmSync(pidFile(dataDir), { force: true });
+export function stopKafkaBroker(dataDir: string): Promise<void> {
+  return stopByPidFile(pidFile(dataDir));
 }
 
 /** Folder for local state: `.local/` of the checkout (git-ignored), or ORDERING_STATE_DIR. */

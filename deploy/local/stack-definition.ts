@@ -25,6 +25,7 @@ export const ports = {
   webhooks: portFromEnv('WEBHOOKS_PORT', 8105),
   kafka: portFromEnv('KAFKA_PORT', 19092),
   kafkaController: portFromEnv('KAFKA_CONTROLLER_PORT', 19093),
+  zipkin: portFromEnv('ZIPKIN_PORT', 9411),
 };
 
 export type ServiceName = 'auth' | 'orders' | 'catalog' | 'customers' | 'approvals' | 'webhooks';
@@ -88,6 +89,9 @@ export function stackProcesses(settings: StackSettings): StackProcess[] {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     NODE_ENV: 'development',
     HOST: '127.0.0.1',
+    // Spans go to the local Zipkin (its UI is the banner's traces URL); a cluster exports OTLP.
+    OTEL_TRACES_EXPORTER: 'zipkin',
+    OTEL_EXPORTER_ZIPKIN_ENDPOINT: `http://127.0.0.1:${ports.zipkin}/api/v2/spans`,
   };
   const serviceUrls = Object.fromEntries(
     SERVICE_NAMES.map((name) => [`${name.toUpperCase()}_URL`, serviceUrl(name)]),

@@ -32,6 +32,8 @@ export interface StackFile {
   api_base_url: string;
   auth_url: string;
   kafka_brokers: string[];
+  /** Zipkin's UI, where every request's trace can be read. */
+  traces_url: string;
   services: Record<string, string>;
   logs_dir: string;
   demo: DemoData;

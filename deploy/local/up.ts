@@ -13,8 +13,10 @@ import { assertLocalServers, tcpReachable } from './local-servers';
 import { defaultSettings, ports, repoRoot, stackProcesses, type StackProcess } from './stack-definition';
 import { seedDemoData } from '../ops/seed-demo-data';
 import { writeStackFile, stackFilePath, type StackFile } from './stack-file';
+import { startZipkin, stopZipkin, waitForZipkin } from './zipkin-server';
 
 const kafkaDir = localStateDir('kafka');
+const zipkinDir = localStateDir('zipkin');
 const lockFile = localStateDir('up.pid');
 const bundler = path.join(repoRoot, 'deploy', 'build', 'bundle.mjs');
 const logDir = localStateDir('logs');
@@ -123,8 +125,9 @@ async function shutdown(code: number): Promise<void> {
     say(`${proc.name} stopped`);
   }
   await stopKafkaBroker(kafkaDir);
+  await stopZipkin(zipkinDir);
   fs.rmSync(lockFile, { force: true });
-  say('Kafka stopped; bye');
+  say('Kafka and Zipkin stopped; bye');
   process.exit(code);
 }
 
@@ -139,6 +142,8 @@ async function main(): Promise<void> {
 
   await assertLocalServers(`${settings.pgBaseUrl}/postgres`, settings.redisUrl);
   say('PostgreSQL and Redis answer');
+  // Zipkin takes about 25 s to start: it starts first and is waited for just before the services.
+  const zipkin = await startZipkin({ port: ports.zipkin, dataDir: zipkinDir, log: say });
   const kafka = await startKafkaBroker({
     port: ports.kafka,
     controllerPort: ports.kafkaController,
@@ -154,6 +159,8 @@ async function main(): Promise<void> {
   for (const proc of procs) {
     if (proc.database) await ensureDatabase(proc.env.DATABASE_URL as string);
   }
+  await waitForZipkin(zipkin, zipkinDir);
+  say(`Zipkin ready on ${zipkin.url}`);
   for (const proc of procs) {
     children.push({ proc, child: startProcess(proc) });
     await waitReady(proc);
@@ -165,6 +172,7 @@ async function main(): Promise<void> {
     api_base_url: `http://127.0.0.1:${ports.gateway}/v1/`,
     auth_url: settings.authIssuer,
     kafka_brokers: kafka.brokers,
+    traces_url: `${zipkin.url}/zipkin/`,
     services: Object.fromEntries(procs.map((p) => [p.name, `http://127.0.0.1:${p.port}`])),
     logs_dir: logDir,
     demo,
@@ -180,6 +188,7 @@ function printBanner(stack: StackFile): void {
     `  API base      ${stack.api_base_url}   (OpenAPI: ${stack.api_base_url}openapi.json)`,
     `  OAuth host    ${stack.auth_url}`,
     `  Kafka         ${stack.kafka_brokers.join(',')}`,
+    `  traces        ${stack.traces_url}   (Zipkin: search by trace id, request id, order id)`,
     ...Object.entries(stack.services).map(([name, url]) => `  ${name.padEnd(13)} ${url}`),
     `  logs          ${stack.logs_dir}`,
     '',
