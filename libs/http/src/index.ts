@@ -8,5 +8,8 @@ export * from './health-routes';
 export * from './create-app';
 export * from './identity';
 export * from './pagination';
+export * from './unsafe-text';
+export * from './json-body';
+export * from './request-input';
 export * from './entry-point';
 export * from './service-main';
