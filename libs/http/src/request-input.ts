@@ -7,7 +7,7 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import { summarizeIssues } from '@ordering/contracts';
 import { InputError, MissingFieldError } from '@ordering/errors';
-import { assertSafeInput, isUnsafeText, unsafeInputError } from './unsafe-text';
+import { assertSafeInput, isUnsafeText, printable, unsafeInputError } from './unsafe-text';
 
 /**
  * The body parsed by `schema` (a request schema of @ordering/contracts, strict), or the API error
@@ -76,8 +76,7 @@ export function optionalEnumQuery<T extends string>(
 export function assertSafeQuery(query: unknown): void {
   if (typeof query !== 'object' || query === null) return;
   for (const [name, value] of Object.entries(query as Record<string, unknown>)) {
-    const param = isUnsafeText(name) ? name.replace(/[\u0000\uD800-\uDFFF]/g, '?') : name;
-    if (param !== name) throw unsafeInputError({ path: param, problem: 'unsafe_text' });
+    if (isUnsafeText(name)) throw unsafeInputError({ path: printable(name), problem: 'unsafe_text' });
     const values = Array.isArray(value) ? value : [value];
     for (const v of values) {
       if (typeof v === 'string' && isUnsafeText(v))

@@ -4,6 +4,7 @@
 import { InputError } from '@ordering/errors';
 
 /** A NUL, a high surrogate not followed by a low one, or a low one not preceded by a high one. */
+// eslint-disable-next-line no-control-regex -- the NUL is exactly what this refuses
 const UNSAFE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Deepest nesting of objects and arrays a request body may have. */
@@ -11,6 +12,11 @@ export const MAX_INPUT_DEPTH = 32;
 
 export function isUnsafeText(value: string): boolean {
   return UNSAFE_TEXT.test(value);
+}
+
+/** A name with its unsafe characters shown as `?` (for `param` and messages). */
+export function printable(value: string): string {
+  return value.replace(new RegExp(UNSAFE_TEXT.source, 'g'), '?');
 }
 
 export interface UnsafeInput {

@@ -1,6 +1,6 @@
 // /scim/v2: the provisioning feed of identity providers (RFC 7644), authenticated like the API
 // (the gateway verifies the bearer token) with `users:write`; errors in the SCIM error format.
-import express, { type ErrorRequestHandler, type Request, Router } from 'express';
+import { type ErrorRequestHandler, type Request, type Response, Router } from 'express';
 import {
   identityOf,
   jsonBody,
@@ -58,7 +58,7 @@ export const scimErrors: ErrorRequestHandler = (err, req, res, next) => {
 
 export function scimRoutes(uc: UseCases, options: { identitySecret: string; baseUrl?: string }): Router {
   const router = Router();
-  const send = (res: express.Response, status: number, body: unknown) =>
+  const send = (res: Response, status: number, body: unknown) =>
     res.status(status).type(SCIM_CONTENT_TYPE).send(JSON.stringify(body));
   const callerOf = (req: Request) => ({ custId: identityOf(req).cust_id });
 
