@@ -469,7 +469,7 @@ describe('6. SCIM PATCH with a deeply nested value', () => {
     const res = await api(`/scim/v2/Users/${users.target}`, token, {
       method: 'PATCH',
       headers: { 'Content-Type': 'application/scim+json' },
-      body: `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"replace","path":"${extension}","value":${value}}]}`,
+      body: `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"replace","path":"${extension}:","value":${value}}]}`,
     });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ status: '400', scimType: 'invalidValue' });
@@ -483,7 +483,7 @@ describe('6. SCIM PATCH with a deeply nested value', () => {
       headers: { 'Content-Type': 'application/scim+json' },
       body: JSON.stringify({
         schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
-        Operations: [{ op: 'replace', path: extension, value: { '': { '': { department: 'x' } } } }],
+        Operations: [{ op: 'replace', path: `${extension}:`, value: { '': { '': { department: 'x' } } } }],
       }),
     });
     expect(res.status).toBe(400);

@@ -265,6 +265,15 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     },
     loadExistingGrant: async (ctx) => {
       const { client, session, params } = ctx.oidc;
+      // Scopes the shopper's roles do not allow are left out of the request itself, so that no
+      // consent is asked for them and their absence from the grant is no reason to ask again.
+      const signedIn = ctx.oidc.account as ShopperAccount | undefined;
+      if (signedIn?.user && params && typeof params.scope === 'string') {
+        const allowed = scopesAllowedForRoles(signedIn.user.roles);
+        params.scope = splitScopes(params.scope)
+          .filter((s) => allowed.has(s))
+          .join(' ');
+      }
       const grantId = ctx.oidc.result?.consent?.grantId || (client && session?.grantIdFor(client.clientId));
       const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
       if (!client || !session?.accountId || clientExtra(client, 'first_party') !== true) return existing;
