@@ -212,7 +212,8 @@ describe('a shopper signed in with the authorization code flow (PKCE) on the rea
   let adminClient: { client_id: string; client_secret: string };
 
   beforeAll(async () => {
-    web = await registerClient('openid profile users:read', [
+    // A shopper's token may carry orders:read, not users:read (only admins' do).
+    web = await registerClient('openid profile orders:read', [
       '--type',
       'web',
       '--first-party',
@@ -257,7 +258,7 @@ describe('a shopper signed in with the authorization code flow (PKCE) on the rea
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(webConfig, {
       redirect_uri: redirectUri,
-      scope: 'openid users:read',
+      scope: 'openid orders:read',
       state,
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
@@ -279,8 +280,9 @@ describe('a shopper signed in with the authorization code flow (PKCE) on the rea
     });
   }
 
-  const readSelf = (token: string, login: string) =>
-    fetch(`${gateway.url}/v1/users/${login}`, { headers: { Authorization: `Bearer ${token}` } });
+  /** Reads the shopper's own account (orders:read); `login` names whose token it is. */
+  const readSelf = (token: string, _login: string) =>
+    fetch(`${gateway.url}/v1/customers/${custId}`, { headers: { Authorization: `Bearer ${token}` } });
 
   it('issues a token with exactly the spec claims that opens the API at the gateway', async () => {
     const login = await newShopper('ann');
@@ -305,7 +307,7 @@ describe('a shopper signed in with the authorization code flow (PKCE) on the rea
 
     const res = await readSelf(tokens.access_token, login);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ login, cust_id: custId, status: 'active' });
+    expect(await res.json()).toMatchObject({ id: custId, object: 'customer' });
   });
 
   it('rotates the refresh token; replaying the old one revokes the grant and the gateway refuses its access tokens', async () => {

@@ -285,3 +285,35 @@ describe('the HTTP entry point', () => {
     expect(closedAfterMs).toBeLessThan(4000);
   });
 });
+
+describe('the last line of defence', () => {
+  it("PostgreSQL's refusal of a NUL that slipped past every check is 422 invalid_value, not a 500", async () => {
+    // The real errors of the database, as the pg driver raises them.
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+    await client.connect();
+    const refusals: unknown[] = [];
+    try {
+      for (const [sql, value] of [
+        ['select $1::text', 'a\u0000b'],
+        ['select $1::jsonb', JSON.stringify({ a: '\u0000' })],
+      ] as const) {
+        await client.query(sql, [value]).catch((err: unknown) => refusals.push(err));
+      }
+    } finally {
+      await client.end();
+    }
+    expect(refusals).toHaveLength(2);
+    const logs = captureLogs();
+    const leaky = createApp({
+      service: 'test-service',
+      logger: logs.logger,
+      routes: (a) => {
+        a.get('/leak/:i', (req) => {
+          throw refusals[Number(req.params.i)];
+        });
+      },
+    });
+    for (const i of [0, 1]) expectError(await request(leaky).get(`/leak/${i}`), 422, 'invalid_value');
+  });
+});
