@@ -9,7 +9,8 @@ import { authCli, migrations as authMigrations } from '@ordering/auth-service';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { createTestDatabase, type TestDatabase } from '@ordering/testing';
 import { Browser, type Page } from '../services/auth/test/support/browser';
-import { freePort, startServiceProcess, type ServiceProcess } from './support/service-process';
+import { startAuthProcess, startCustomersProcess, startGatewayProcess } from './support/platform-processes';
+import type { ServiceProcess } from './support/service-process';
 
 jest.setTimeout(120_000);
 
@@ -37,7 +38,7 @@ const ALL_API_SCOPES = 'orders:read orders:write catalog:read users:read users:w
 let customersDb: TestDatabase;
 let authDb: TestDatabase;
 let customers: ServiceProcess;
-let auth: ServiceProcess;
+let auth: ServiceProcess & { issuer: string };
 let gateway: ServiceProcess;
 let admin: CustomersAdminClient;
 let service: { client_id: string; client_secret: string };
@@ -200,12 +201,7 @@ beforeAll(async () => {
     createTestDatabase({ service: 'customers', migrations: customersMigrations }),
     createTestDatabase({ service: 'auth', migrations: authMigrations }),
   ]);
-  customers = await startServiceProcess('services/customers', {
-    DATABASE_URL: customersDb.url,
-    KAFKA_BROKERS: brokers,
-    INTERNAL_IDENTITY_SECRET: secret,
-    PASSWORD_HASH_COST: '10',
-  });
+  customers = await startCustomersProcess({ databaseUrl: customersDb.url, brokers: brokers, secret });
   admin = new CustomersAdminClient({ baseUrl: customers.url, internalIdentitySecret: secret });
   await admin.createCustomer({ cust_id: acme, name: `Acme ${suffix}`, currency: 'USD' });
   await admin.createCustomer({ cust_id: acmeWest, name: `Acme West ${suffix}`, parent_cust_id: acme });
@@ -219,29 +215,21 @@ beforeAll(async () => {
   await create(globex, users.globexShopper, ['shopper']);
   await create(acme, users.target, ['shopper']);
 
-  const authPort = await freePort();
-  const issuer = `http://127.0.0.1:${authPort}`;
-  auth = await startServiceProcess(
-    'services/auth',
-    {
-      DATABASE_URL: authDb.url,
-      KAFKA_BROKERS: brokers,
-      KAFKA_CONSUMER_GROUP: `auth-attack-${suffix}`,
-      INTERNAL_IDENTITY_SECRET: secret,
-      CUSTOMERS_URL: customers.url,
-      AUTH_ISSUER: issuer,
-      API_AUDIENCE: audience,
-      REDIS_KEY_PREFIX: redisPrefix,
-    },
-    { port: authPort },
-  );
-  gateway = await startServiceProcess('gateway', {
-    AUTH_JWKS_URL: `${issuer}/oauth/jwks.json`,
-    AUTH_ISSUER: issuer,
-    API_AUDIENCE: audience,
-    INTERNAL_IDENTITY_SECRET: secret,
-    CUSTOMERS_URL: customers.url,
-    REDIS_KEY_PREFIX: redisPrefix,
+  auth = await startAuthProcess({
+    databaseUrl: authDb.url,
+    brokers,
+    secret,
+    customersUrl: customers.url,
+    audience,
+    redisPrefix,
+    consumerGroup: `auth-attack-${suffix}`,
+  });
+  gateway = await startGatewayProcess({
+    issuer: auth.issuer,
+    audience,
+    secret,
+    customersUrl: customers.url,
+    redisPrefix,
   });
   service = await registerClient(acme, 'users:read users:write', [
     '--type',

@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { CustomersAdminClient, migrations } from '@ordering/customers-service';
 import { createTestDatabase, startTestIssuer, type TestDatabase, type TestIssuer } from '@ordering/testing';
 import { ResponseConformance } from './support/response-conformance';
-import { startServiceProcess, type ServiceProcess } from './support/service-process';
+import { startCustomersProcess, startGatewayProcess } from './support/platform-processes';
+import type { ServiceProcess } from './support/service-process';
 
 jest.setTimeout(120_000);
 
@@ -31,22 +32,21 @@ let conformance: ResponseConformance;
 beforeAll(async () => {
   issuer = await startTestIssuer(audience);
   db = await createTestDatabase({ service: 'customers', migrations });
-  customers = await startServiceProcess('services/customers', {
-    DATABASE_URL: db.url,
-    KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:29092',
-    INTERNAL_IDENTITY_SECRET: secret,
-    PASSWORD_HASH_COST: '10',
+  customers = await startCustomersProcess({
+    databaseUrl: db.url,
+    brokers: process.env.KAFKA_BROKERS ?? '127.0.0.1:29092',
+    secret,
   });
   const admin = new CustomersAdminClient({ baseUrl: customers.url, internalIdentitySecret: secret });
   await admin.createCustomer({ cust_id: custId, name: `Hostile ${suffix}`, currency: 'USD' });
   // Only customers runs: every other service's operations answer the gateway's 503.
-  gateway = await startServiceProcess('gateway', {
-    AUTH_JWKS_URL: issuer.jwksUrl,
-    AUTH_ISSUER: issuer.issuer,
-    API_AUDIENCE: audience,
-    INTERNAL_IDENTITY_SECRET: secret,
-    CUSTOMERS_URL: customers.url,
-    REDIS_KEY_PREFIX: `e2e-hostile-${suffix}:`,
+  gateway = await startGatewayProcess({
+    issuer: issuer.issuer,
+    jwksUrl: issuer.jwksUrl,
+    audience,
+    secret,
+    customersUrl: customers.url,
+    redisPrefix: `e2e-hostile-${suffix}:`,
   });
   document = (await (await fetch(`${gateway.url}/v1/openapi.json`)).json()) as Json;
   conformance = new ResponseConformance(document);
