@@ -274,6 +274,42 @@ describe('1. a client signs in only users of its account tree', () => {
     expect(callback.searchParams.get('code')).toBeNull();
   });
 
+  it("a GLOBEX user already signed in (for GLOBEX's client) is asked to sign in again by ACME's client, never granted", async () => {
+    const globexWeb = await registerClient(globex, 'openid orders:read', [
+      '--type',
+      'web',
+      '--first-party',
+      '--login',
+      users.globexShopper,
+      '--redirect-uri',
+      redirectUri,
+    ]);
+    const globexConfig = await oidc.discovery(
+      new URL(auth.url),
+      globexWeb.client_id,
+      { client_secret: globexWeb.client_secret },
+      oidc.ClientSecretBasic(globexWeb.client_secret),
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    const authorizeUrl = async (config: oidc.Configuration) =>
+      oidc.buildAuthorizationUrl(config, {
+        redirect_uri: redirectUri,
+        scope: 'openid orders:read',
+        state: oidc.randomState(),
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: 'S256',
+      }).href;
+    const browser = new Browser(redirectUri);
+    const globexPage = await browser.open(await authorizeUrl(globexConfig));
+    const signedIn = await browser.submit(globexPage, '/login', { login: users.globexShopper, password });
+    expect(new URL(signedIn.url).searchParams.get('code')).toEqual(expect.any(String));
+    // Same browser, same session cookie, ACME's client: the sign-in page again, no code.
+    const acmePage = await browser.open(await authorizeUrl(webConfig));
+    expect(acmePage.url.startsWith(redirectUri)).toBe(false);
+    expect(acmePage.status).toBe(200);
+    expect(acmePage.html).toMatch(/<input type="password" id="password" name="password"/);
+  });
+
   it("a user of a descendant account (ACME-WEST) signs in on ACME's client", async () => {
     const tokens = await signIn(users.westShopper, 'openid orders:read');
     expect(tokens.scope).toBe('openid orders:read');
