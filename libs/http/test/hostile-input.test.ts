@@ -194,6 +194,9 @@ describe('the HTTP entry point', () => {
         a.post('/early', (_req, res) => {
           res.status(504).json({ answered: true });
         });
+        a.post('/echo', (req, res) => {
+          res.json(req.body);
+        });
       },
     });
     ep = httpEntryPoint(slowApp, {
@@ -271,6 +274,17 @@ describe('the HTTP entry point', () => {
       ['GET /healthz HTTP/1.1\r\n', 'Host: x\r\n', 'X-A: 1\r\n', 'X-B: 2\r\n', 'X-C: 3\r\n', 'X-D: 4\r\n'],
       { gapMs: 300, maxMs: 4000 },
     );
+    expectRaw(text, 408, 'request_timeout');
+    expect(closedAfterMs).toBeLessThan(4000);
+  });
+
+  it('answers a body trickled past the request deadline with 408 and closes the connection', async () => {
+    const head =
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{';
+    const { text, closedAfterMs } = await exchange([head, ...Array.from({ length: 20 }, () => ' ')], {
+      gapMs: 200,
+      maxMs: 4000,
+    });
     expectRaw(text, 408, 'request_timeout');
     expect(closedAfterMs).toBeLessThan(4000);
   });
