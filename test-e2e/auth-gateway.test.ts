@@ -10,7 +10,8 @@ import { authCli, migrations as authMigrations } from '@ordering/auth-service';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { createTestDatabase, testKafkaClient, waitUntil, type TestDatabase } from '@ordering/testing';
 import { Browser, type Page } from '../services/auth/test/support/browser';
-import { freePort, startServiceProcess, type ServiceProcess } from './support/service-process';
+import { startAuthProcess, startCustomersProcess, startGatewayProcess } from './support/platform-processes';
+import type { ServiceProcess } from './support/service-process';
 
 jest.setTimeout(90_000);
 
@@ -29,7 +30,7 @@ const SPEC_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'jti', 'scope', 'client_
 let customersDb: TestDatabase;
 let authDb: TestDatabase;
 let customers: ServiceProcess;
-let auth: ServiceProcess;
+let auth: ServiceProcess & { issuer: string };
 let gateway: ServiceProcess;
 let client: { client_id: string; client_secret: string };
 let admin: CustomersAdminClient;
@@ -71,12 +72,7 @@ beforeAll(async () => {
     createTestDatabase({ service: 'customers', migrations: customersMigrations }),
     createTestDatabase({ service: 'auth', migrations: authMigrations }),
   ]);
-  customers = await startServiceProcess('services/customers', {
-    DATABASE_URL: customersDb.url,
-    KAFKA_BROKERS: brokers,
-    INTERNAL_IDENTITY_SECRET: secret,
-    PASSWORD_HASH_COST: '10',
-  });
+  customers = await startCustomersProcess({ databaseUrl: customersDb.url, brokers: brokers, secret });
   admin = new CustomersAdminClient({ baseUrl: customers.url, internalIdentitySecret: secret });
   await admin.createCustomer({ cust_id: custId, name: `Auth ${suffix}`, currency: 'USD' });
   await admin.createUser({
@@ -86,30 +82,22 @@ beforeAll(async () => {
     name: 'Integration',
   });
 
-  const authPort = await freePort();
-  const issuer = `http://127.0.0.1:${authPort}`;
-  auth = await startServiceProcess(
-    'services/auth',
-    {
-      DATABASE_URL: authDb.url,
-      KAFKA_BROKERS: brokers,
-      KAFKA_CONSUMER_GROUP: `auth-e2e-${suffix}`,
-      KAFKA_FROM_BEGINNING: 'true',
-      INTERNAL_IDENTITY_SECRET: secret,
-      CUSTOMERS_URL: customers.url,
-      AUTH_ISSUER: issuer,
-      API_AUDIENCE: audience,
-      REDIS_KEY_PREFIX: redisPrefix,
-    },
-    { port: authPort },
-  );
-  gateway = await startServiceProcess('gateway', {
-    AUTH_JWKS_URL: `${issuer}/oauth/jwks.json`,
-    AUTH_ISSUER: issuer,
-    API_AUDIENCE: audience,
-    INTERNAL_IDENTITY_SECRET: secret,
-    CUSTOMERS_URL: customers.url,
-    REDIS_KEY_PREFIX: redisPrefix,
+  auth = await startAuthProcess({
+    databaseUrl: authDb.url,
+    brokers,
+    secret,
+    customersUrl: customers.url,
+    audience,
+    redisPrefix,
+    consumerGroup: `auth-e2e-${suffix}`,
+    env: { KAFKA_FROM_BEGINNING: 'true' },
+  });
+  gateway = await startGatewayProcess({
+    issuer: auth.issuer,
+    audience,
+    secret,
+    customersUrl: customers.url,
+    redisPrefix,
   });
   client = await registerClient('users:read users:write');
   // The auth service reads user events from the latest offset once it has joined its group; an
@@ -212,7 +200,8 @@ describe('a shopper signed in with the authorization code flow (PKCE) on the rea
   let adminClient: { client_id: string; client_secret: string };
 
   beforeAll(async () => {
-    web = await registerClient('openid profile users:read', [
+    // A shopper's token may carry orders:read, not users:read (only admins' do).
+    web = await registerClient('openid profile orders:read', [
       '--type',
       'web',
       '--first-party',
@@ -257,7 +246,7 @@ describe('a shopper signed in with the authorization code flow (PKCE) on the rea
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(webConfig, {
       redirect_uri: redirectUri,
-      scope: 'openid users:read',
+      scope: 'openid orders:read',
       state,
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
@@ -279,8 +268,9 @@ describe('a shopper signed in with the authorization code flow (PKCE) on the rea
     });
   }
 
-  const readSelf = (token: string, login: string) =>
-    fetch(`${gateway.url}/v1/users/${login}`, { headers: { Authorization: `Bearer ${token}` } });
+  /** Reads the shopper's own account (orders:read); `login` names whose token it is. */
+  const readSelf = (token: string, _login: string) =>
+    fetch(`${gateway.url}/v1/customers/${custId}`, { headers: { Authorization: `Bearer ${token}` } });
 
   it('issues a token with exactly the spec claims that opens the API at the gateway', async () => {
     const login = await newShopper('ann');
@@ -305,7 +295,7 @@ describe('a shopper signed in with the authorization code flow (PKCE) on the rea
 
     const res = await readSelf(tokens.access_token, login);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ login, cust_id: custId, status: 'active' });
+    expect(await res.json()).toMatchObject({ id: custId, object: 'customer' });
   });
 
   it('rotates the refresh token; replaying the old one revokes the grant and the gateway refuses its access tokens', async () => {

@@ -18,6 +18,8 @@ export function createGatewayApp(options: GatewayAppOptions): express.Express {
     logger: options.logger,
     readiness: options.readiness,
     bodyLimit: false,
+    // Checked by the API handler once the token is known (the answer carries the rate-limit headers).
+    checkQuery: false,
     routes: (app) => {
       app.set('trust proxy', options.trustProxy);
       app.use(apiRequestHandler(options.api));

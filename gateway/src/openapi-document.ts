@@ -98,7 +98,8 @@ function errorResponsesOf(spec: OperationSpec, hasPathParams: boolean): Record<s
   if (spec.body) shared.push(400);
   if (hasPathParams || spec.namesAccount) shared.push(404);
   if (spec.body) shared.push(413);
-  if (spec.body || spec.query || spec.idempotent) shared.push(422);
+  // Path parameters too: one holding text no service accepts (NUL, lone surrogates) is 422.
+  if (spec.body || spec.query || spec.idempotent || hasPathParams) shared.push(422);
   shared.push(429, 500, 503, 504);
   const responses: Record<string, unknown> = {};
   for (const status of shared.sort((a, b) => a - b)) responses[status] = errorResponseRef(status);

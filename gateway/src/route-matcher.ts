@@ -1,10 +1,17 @@
 // Finds the route-table entry for a request: the route and its path parameters, or "this path
 // exists with other methods" (405 with Allow), or nothing (404).
 import { AppError, NotFoundError } from '@ordering/errors';
+import { isUnsafeText } from '@ordering/http';
 import type { PrefixRoute, Route, UpstreamRoute } from './route-table';
 
 export type RouteMatch =
-  | { kind: 'route'; route: Route; params: Record<string, string> }
+  | {
+      kind: 'route';
+      route: Route;
+      params: Record<string, string>;
+      /** A parameter whose value no service accepts (undecodable, NUL, lone surrogate): 422. */
+      unsafeParam?: string;
+    }
   | { kind: 'wrong_method'; allow: string[] }
   | { kind: 'none' };
 
@@ -45,15 +52,21 @@ function allowOf(methods: Map<string, Route | UpstreamRoute>): string[] {
   return allow.sort();
 }
 
-/** A decoded path parameter, or undefined when it could climb out of its segment. */
-function paramValue(raw: string): string | undefined {
+const UNSAFE = Symbol('unsafe');
+
+/**
+ * A decoded path parameter; undefined when it could climb out of its segment; UNSAFE when it
+ * cannot be decoded or holds text no service accepts (NUL, a lone surrogate).
+ */
+function paramValue(raw: string): string | undefined | typeof UNSAFE {
   let value: string;
   try {
     value = decodeURIComponent(raw);
   } catch {
-    return undefined;
+    return UNSAFE;
   }
   if (value === '.' || value === '..' || value.includes('/') || value.includes('\\')) return undefined;
+  if (isUnsafeText(value)) return UNSAFE;
   return value;
 }
 
@@ -113,11 +126,16 @@ export class RouteMatcher {
     if (!path.startsWith('/')) return { kind: 'none' };
     const parts = path.split('/').slice(1);
     for (const entry of this.bySegmentCount.get(parts.length) ?? []) {
-      const params = this.paramsOf(entry, parts);
-      if (!params) continue;
+      const found = this.paramsOf(entry, parts);
+      if (!found) continue;
       const route = entry.methods.get(method) ?? (method === 'HEAD' ? entry.methods.get('GET') : undefined);
       if (!route) return { kind: 'wrong_method', allow: entry.allow };
-      return { kind: 'route', route, params };
+      return {
+        kind: 'route',
+        route,
+        params: found.params,
+        ...(found.unsafeParam ? { unsafeParam: found.unsafeParam } : {}),
+      };
     }
     return this.matchPrefix(method, parts);
   }
@@ -132,6 +150,7 @@ export class RouteMatcher {
       if (entry.segments.some((segment, i) => parts[i] !== segment)) continue;
       const rest = parts.slice(entry.segments.length);
       if (rest.some((part) => part === '' || paramValue(part) === undefined)) return { kind: 'none' };
+      // Refused by the service behind the prefix, in its own error format (SCIM).
       const route = entry.methods.get(method) ?? (method === 'HEAD' ? entry.methods.get('GET') : undefined);
       if (!route) return { kind: 'wrong_method', allow: entry.allow };
       return { kind: 'route', route, params: {} };
@@ -139,8 +158,12 @@ export class RouteMatcher {
     return { kind: 'none' };
   }
 
-  private paramsOf(entry: PathEntry, parts: string[]): Record<string, string> | undefined {
+  private paramsOf(
+    entry: PathEntry,
+    parts: string[],
+  ): { params: Record<string, string>; unsafeParam?: string } | undefined {
     const params: Record<string, string> = {};
+    let unsafeParam: string | undefined;
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i] as string;
       const segment = entry.segments[i] as string;
@@ -151,8 +174,11 @@ export class RouteMatcher {
       if (part === '') return undefined;
       const value = paramValue(part);
       if (value === undefined) return undefined;
-      params[segment] = value;
+      if (value === UNSAFE) {
+        unsafeParam ??= segment;
+        params[segment] = '';
+      } else params[segment] = value;
     }
-    return params;
+    return unsafeParam ? { params, unsafeParam } : { params };
   }
 }

@@ -341,6 +341,7 @@ describe('responses', () => {
       '401',
       '403',
       '404',
+      '422',
       '429',
       '500',
       '503',
@@ -361,7 +362,8 @@ describe('responses', () => {
       '504',
     ]);
     expect(statuses('GET', '/v1/webhooks')).toEqual(['200', '401', '403', '422', '429', '500', '503', '504']);
-    expect(statuses('POST', '/v1/users/{login}/deactivate')).not.toContain('422');
+    // A path parameter holding a NUL or a lone surrogate is 422 invalid_value, bodies or not.
+    expect(statuses('POST', '/v1/users/{login}/deactivate')).toContain('422');
     // A cust_id filter outside the token's reach is 404; parent_cust_id outside it lists nothing.
     expect(statuses('GET', '/v1/users')).toContain('404');
     expect(statuses('GET', '/v1/customers')).not.toContain('404');
@@ -487,5 +489,39 @@ describe('webhooks', () => {
       'Service-Signature',
     ]);
     expect(shipped.security).toEqual([{ webhookSignature: [] }]);
+  });
+});
+
+describe('request bodies are strict (decisions.md "Errors": unknown_field)', () => {
+  /** Every object schema reachable from `node`, with where it was found. */
+  function objectsIn(node: Json, where: string, seen = new Set<Json>()): { where: string; schema: Json }[] {
+    const s = deref(node);
+    if (seen.has(s)) return [];
+    seen.add(s);
+    const found: { where: string; schema: Json }[] = [];
+    if (s.type === 'object' || s.properties) found.push({ where, schema: s });
+    for (const [name, child] of Object.entries((s.properties ?? {}) as Json))
+      found.push(...objectsIn(child as Json, `${where}.${name}`, seen));
+    if (s.items) found.push(...objectsIn(s.items as Json, `${where}[]`, seen));
+    for (const key of ['allOf', 'anyOf', 'oneOf'])
+      for (const [i, child] of ((s[key] ?? []) as Json[]).entries())
+        found.push(...objectsIn(child, `${where}/${key}/${i}`, seen));
+    return found;
+  }
+
+  it('every object of every request body, nested ones included, says additionalProperties: false', () => {
+    const objects = upstream.flatMap((route) => {
+      const body = operation(route.method, route.path).requestBody;
+      return body ? objectsIn(body.content['application/json'].schema, `${route.method} ${route.path}`) : [];
+    });
+    // Orders' items and the approval chain's steps are nested request objects.
+    expect(objects.some((o) => o.where.endsWith('.items[]'))).toBe(true);
+    expect(objects.length).toBeGreaterThanOrEqual(10);
+    expect(objects.filter((o) => o.schema.additionalProperties !== false).map((o) => o.where)).toEqual([]);
+  });
+
+  it('resource schemas stay loose (readers ignore fields they do not know)', () => {
+    expect(schema('User').additionalProperties).not.toBe(false);
+    expect(schema('Order').additionalProperties).not.toBe(false);
   });
 });

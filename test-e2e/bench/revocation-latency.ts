@@ -28,7 +28,8 @@ import {
   type TestDatabase,
 } from '@ordering/testing';
 import { Browser } from '../../services/auth/test/support/browser';
-import { freePort, startServiceProcess, type ServiceProcess } from '../support/service-process';
+import { startAuthProcess, startCustomersProcess, startGatewayProcess } from '../support/platform-processes';
+import type { ServiceProcess } from '../support/service-process';
 
 const N = Number(process.env.N ?? 20);
 const POLL_MS = Number(process.env.POLL_MS ?? 10);
@@ -105,39 +106,28 @@ async function waitForConsumerGroup(brokers: string, groupId: string): Promise<v
 }
 
 async function startStack(brokers: string, customersDb: TestDatabase, authDb: TestDatabase): Promise<Stack> {
-  const customers = await startServiceProcess('services/customers', {
-    DATABASE_URL: customersDb.url,
-    KAFKA_BROKERS: brokers,
-    INTERNAL_IDENTITY_SECRET: secret,
-    PASSWORD_HASH_COST: '10',
-  });
-  const authPort = await freePort();
-  const issuer = `http://127.0.0.1:${authPort}`;
+  const customers = await startCustomersProcess({ databaseUrl: customersDb.url, brokers: brokers, secret });
   const redisPrefix = `bench-revocation-${suffix}:`;
-  const auth = await startServiceProcess(
-    'services/auth',
-    {
-      DATABASE_URL: authDb.url,
-      KAFKA_BROKERS: brokers,
-      KAFKA_CONSUMER_GROUP: `auth-bench-${suffix}`,
+  const auth = await startAuthProcess({
+    databaseUrl: authDb.url,
+    brokers,
+    secret,
+    customersUrl: customers.url,
+    audience,
+    redisPrefix,
+    consumerGroup: `auth-bench-${suffix}`,
+    env: {
       KAFKA_FROM_BEGINNING: 'false',
-      INTERNAL_IDENTITY_SECRET: secret,
-      CUSTOMERS_URL: customers.url,
-      AUTH_ISSUER: issuer,
-      API_AUDIENCE: audience,
-      REDIS_KEY_PREFIX: redisPrefix,
       // Every sign-in of the benchmark is right; keep the throttle out of the way regardless.
       SIGN_IN_MAX_FAILURES: '1000',
     },
-    { port: authPort },
-  );
-  const gateway = await startServiceProcess('gateway', {
-    AUTH_JWKS_URL: `${issuer}/oauth/jwks.json`,
-    AUTH_ISSUER: issuer,
-    API_AUDIENCE: audience,
-    INTERNAL_IDENTITY_SECRET: secret,
-    CUSTOMERS_URL: customers.url,
-    REDIS_KEY_PREFIX: redisPrefix,
+  });
+  const gateway = await startGatewayProcess({
+    issuer: auth.issuer,
+    audience,
+    secret,
+    customersUrl: customers.url,
+    redisPrefix,
   });
 
   await waitForConsumerGroup(brokers, `auth-bench-${suffix}`);

@@ -68,7 +68,10 @@ export function errorResponse(
 
 /** Error responses shared by many operations, by status. 409 is per operation (its codes differ). */
 export const ERROR_RESPONSES = {
-  400: ['BadRequest', errorResponse('The body is not JSON: `invalid_request` / `invalid_json`')],
+  400: [
+    'BadRequest',
+    errorResponse('The body is not JSON (or not UTF-8): `invalid_request` / `invalid_json`'),
+  ],
   401: [
     'Unauthorized',
     errorResponse(
@@ -97,7 +100,11 @@ export const ERROR_RESPONSES = {
     'UnprocessableEntity',
     errorResponse(
       'A field is missing or invalid: `invalid_request` / `missing_required_field` or `invalid_value` ' +
-        '(or a more specific code) with `param` naming the field; or `idempotency_error` / ' +
+        '(or a more specific code) with `param` naming the field; `unknown_field` for a body field ' +
+        'the operation does not know (request bodies accept only their documented fields: ' +
+        '`additionalProperties: false`); `invalid_value` for a path parameter, query value, cursor ' +
+        'or body string holding a NUL character or an unpaired UTF-16 surrogate, or a body nested ' +
+        'deeper than 32 levels; or `idempotency_error` / ' +
         '`idempotency_key_reused` when an `Idempotency-Key` is reused with a different body',
     ),
   ],

@@ -9,10 +9,21 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
   'orders:read': 'Read own orders and history',
   'orders:write': 'Create and cancel orders',
   'catalog:read': 'Read catalog, pricing, inventory',
-  'users:read': 'Read shopper records in the customer account',
-  'users:write': 'Create, update, deprovision shopper records',
-  'admin:all': 'Full administrative access (customer admins only); implies every other scope',
+  'users:read': 'Read shopper records in the customer account (user tokens: admins only)',
+  'users:write': 'Create, update, deprovision shopper records (user tokens: admins only)',
+  'admin:all':
+    'Full administrative access (customer admins only); implies every other scope (user tokens: admins only)',
 };
+
+/** What a user's roles allow a user token to carry (decisions.md "OAuth"); shown in the document. */
+export const SCOPES_BY_ROLE =
+  'A user token (authorization code flow) carries the scopes requested, allowed for the client and ' +
+  "allowed by the user's roles: `shopper` and `approver` at most `openid profile email " +
+  'offline_access orders:read orders:write catalog:read`; `admin` every scope, `users:read ' +
+  'users:write admin:all` included. Requested scopes beyond that are left out of the grant (the ' +
+  "token response's `scope` says what was granted), not refused. A client signs in only users of " +
+  "its own account's tree. Client credentials tokens carry the requested scopes within the " +
+  "client's registered ones (all of them when `scope` is omitted).";
 
 /** `authIssuer` is the OAuth host origin (AUTH_ISSUER). */
 export function oauth2SecurityScheme(authIssuer: string) {
@@ -22,7 +33,8 @@ export function oauth2SecurityScheme(authIssuer: string) {
     description:
       'Bearer access tokens (RS256 JWTs) of the OAuth 2.0 server. Authorization Code requires PKCE ' +
       '(S256). An operation lists the scopes of which the token needs any one; `admin:all` implies ' +
-      'every scope for its own account tree.',
+      'every scope for its own account tree. ' +
+      SCOPES_BY_ROLE,
     flows: {
       authorizationCode: {
         authorizationUrl: `${issuer}/oauth/authorize`,

@@ -2,6 +2,7 @@ export * from './zod';
 export * from './topics';
 export * from './ids';
 export * from './issue-path';
+export * from './schemas/request-object';
 export * from './schemas/common-schemas';
 export * from './schemas/customer-schemas';
 export * from './schemas/order-schemas';

@@ -16,14 +16,25 @@ export interface IssueSummary {
   path: string;
   /** True when the field is absent (API: `missing_required_field`), false when malformed (`invalid_value`). */
   missing: boolean;
+  /** True when the field is not part of the schema (API: `unknown_field`; strict request objects). */
+  unknown: boolean;
   message: string;
 }
 
 /** `input` is the value that was parsed: it tells an absent field from a malformed one. */
 export function summarizeIssues(error: z.ZodError, input: unknown): IssueSummary[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap((issue): IssueSummary[] => {
+    // A strict object names every field it does not know in one issue: one summary per field.
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        path: formatIssuePath([...issue.path, key]),
+        missing: false,
+        unknown: true,
+        message: 'unknown field; request bodies accept only the documented fields',
+      }));
+    }
     const path = formatIssuePath(issue.path);
-    return { path, missing: isMissing(issue, input), message: issue.message };
+    return [{ path, missing: isMissing(issue, input), unknown: false, message: issue.message }];
   });
 }
 

@@ -1,5 +1,6 @@
-// The Express app every service and the gateway start from: request id, access log, JSON body,
-// health routes, the caller's routes, a 404 for unknown paths and the one error middleware.
+// The Express app every service and the gateway start from: request id, access log, the refusal of
+// unsafe text in the query string, JSON body (unsafe text and too deep nesting refused), health
+// routes, the caller's routes, a 404 for unknown paths and the one error middleware.
 import express from 'express';
 import { NotFoundError } from '@ordering/errors';
 import './express-types';
@@ -7,6 +8,8 @@ import { accessLog, provideRequestLogger } from './access-log';
 import { errorMiddleware } from './error-middleware';
 import { DEFAULT_READINESS_TIMEOUT_MS, type ReadinessCheck, mountHealthRoutes } from './health-routes';
 import type { Logger } from './logger';
+import { jsonBody } from './json-body';
+import { assertSafeQuery } from './request-input';
 import { requestId } from './request-id';
 
 export interface CreateAppOptions {
@@ -20,6 +23,12 @@ export interface CreateAppOptions {
    * `false`: bodies are not parsed at all (the gateway streams them through unread).
    */
   bodyLimit?: string | false;
+  /**
+   * Refuse unsafe text (NUL, lone surrogates) anywhere in the query string before the routes run
+   * (422 invalid_value naming the parameter); default true. The gateway checks it itself, after it
+   * has authenticated the request, so that the answer carries the rate-limit headers.
+   */
+  checkQuery?: boolean;
   routes: (app: express.Express) => void;
 }
 
@@ -31,7 +40,14 @@ export function createApp(options: CreateAppOptions): express.Express {
   app.use(requestId());
   provideRequestLogger(app, options.logger);
   app.use(accessLog(options.logger));
-  if (options.bodyLimit !== false) app.use(express.json({ limit: options.bodyLimit ?? '1mb' }));
+  // Before any route reads it: a NUL or a lone surrogate in the query is 422 naming the parameter.
+  if (options.checkQuery !== false) {
+    app.use((req, _res, next) => {
+      if (req.url.includes('?')) assertSafeQuery(req.query);
+      next();
+    });
+  }
+  if (options.bodyLimit !== false) app.use(jsonBody({ limit: options.bodyLimit ?? '1mb' }));
 
   mountHealthRoutes(app, options.readiness ?? [], options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS);
   options.routes(app);

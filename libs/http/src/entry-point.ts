@@ -1,10 +1,16 @@
 // Entry points (HTTP server, Kafka consumers, relays, jobs) share one life cycle: started in
 // order, stopped in reverse on SIGTERM/SIGINT. The HTTP entry point drains: it stops accepting
 // connections, lets requests in flight finish (up to a bound) and closes idle keep-alive sockets.
+// It also bounds slow clients (headers and whole requests within a deadline, a connection closed
+// once a request still being sent has been answered) and answers protocol-level errors (malformed
+// HTTP, oversized headers, timeouts, unmet `Expect`) in the API's JSON error shape with a request id.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { RequestListener } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { AppError, errorBody } from '@ordering/errors';
 import type { Logger } from './logger';
+import { REQUEST_ID_HEADER, newRequestId } from './request-id';
 
 export interface EntryPoint {
   name: string;
@@ -21,6 +27,79 @@ export interface HttpEntryPointOptions {
   drainTimeoutMs?: number;
   /** Entry point name in logs; default 'http'. */
   name?: string;
+  /** How long a client may take to send a request's headers; default 10 s (then 408). */
+  headersTimeoutMs?: number;
+  /** How long a client may take to send a whole request, body included; default 30 s (then 408). */
+  requestTimeoutMs?: number;
+}
+
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** How long a connection closed after an early answer keeps reading what the client still sends. */
+const LINGER_MS = 2_000;
+
+/** The status, code and message a protocol-level error of a client is answered with. */
+function clientErrorAnswer(err: NodeJS.ErrnoException): { status: number; code: string; message: string } {
+  if (err.code === 'HPE_HEADER_OVERFLOW')
+    return { status: 431, code: 'headers_too_large', message: 'The request headers are too large' };
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return { status: 408, code: 'request_timeout', message: 'The request was not received in time' };
+  return { status: 400, code: 'malformed_request', message: 'The request is not valid HTTP/1.1' };
+}
+
+function jsonErrorBody(status: number, code: string, message: string, requestId: string): string {
+  return JSON.stringify(errorBody(new AppError(status, 'invalid_request', code, message), requestId));
+}
+
+/**
+ * Ends the connection after an answer, still reading (and dropping) what the client sends for a
+ * moment: closing a socket with unread data would reset it and could destroy the answer in flight.
+ */
+function closeAfterAnswer(socket: Duplex): void {
+  socket.on('error', () => {});
+  socket.resume();
+  socket.end();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+/** A protocol-level error (the request never reached the app): answered as JSON, then closed. */
+function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
+  const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const { status, code, message } = clientErrorAnswer(err);
+  const requestId = newRequestId();
+  const body = jsonErrorBody(status, code, message, requestId);
+  log.info({ request_id: requestId, status, err_code: err.code }, 'client error');
+  socket.write(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `${REQUEST_ID_HEADER}: ${requestId}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+  closeAfterAnswer(socket);
+}
+
+/** `Expect` other than 100-continue: 417 in the API's error shape. */
+function answerExpectationFailed(_req: IncomingMessage, res: ServerResponse): void {
+  const requestId = newRequestId();
+  const body = jsonErrorBody(
+    417,
+    'expectation_failed',
+    'Only `Expect: 100-continue` is supported',
+    requestId,
+  );
+  res.shouldKeepAlive = false;
+  res.writeHead(417, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    [REQUEST_ID_HEADER]: requestId,
+  });
+  res.end(body);
 }
 
 export type HttpEntryPoint = EntryPoint & { url(): string; server(): http.Server | undefined };
@@ -35,6 +114,11 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
 
   const handler: RequestListener = (req, res) => {
     inFlight.add(res);
+    // Answered before the client finished sending (an error, a timeout upstream): the rest of the
+    // request is not waited for; the connection closes.
+    res.once('finish', () => {
+      if (!req.complete) closeAfterAnswer(req.socket as Socket);
+    });
     res.once('close', () => {
       inFlight.delete(res);
       // A keep-alive socket that just finished its last request while draining: close it now.
@@ -57,10 +141,20 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
 
   async function start(): Promise<void> {
     if (server) throw new Error(`${name} entry point already started`);
-    const s = http.createServer(handler);
-    // Let the load balancer's keep-alive outlive ours rather than the reverse.
+    const s = http.createServer(
+      {
+        headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+        requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        // How often those deadlines are checked (Node's default, 30 s, would stretch them).
+        connectionsCheckingInterval: 1_000,
+      },
+      handler,
+    );
+    // Let the load balancer's keep-alive outlive ours rather than the reverse (idle connections
+    // between requests; the deadlines above run only while a request is being received).
     s.keepAliveTimeout = 65_000;
-    s.headersTimeout = 66_000;
+    s.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
+    s.on('checkExpectation', answerExpectationFailed);
     await new Promise<void>((resolve, reject) => {
       s.once('error', reject);
       s.listen(options.port, options.host, () => {

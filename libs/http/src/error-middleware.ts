@@ -5,6 +5,7 @@ import type { ErrorRequestHandler } from 'express';
 import {
   AppError,
   BadRequestError,
+  InputError,
   InternalError,
   NotFoundError,
   PayloadTooLargeError,
@@ -51,6 +52,15 @@ export function toHttpAppError(err: unknown): AppError {
           'The request body encoding is not supported',
         );
     }
+    // The last line of defence for text no database stores: unsafe text is refused where input is
+    // parsed (json-body, request-input, pagination), but input read some other way and refused by
+    // PostgreSQL (NUL: 22021; a NUL escape in jsonb: 22P05) is still the caller's error, not a 500.
+    const pg = err as { code?: unknown; message?: unknown; detail?: unknown };
+    if (
+      (pg.code === '22021' || pg.code === '22P05') &&
+      /0x00|\\u0000/.test(`${String(pg.message)} ${String(pg.detail)}`)
+    )
+      return new InputError('A value holds a NUL character, which no field accepts');
     // body-parser's other client errors (aborted, size mismatch) and the router's undecodable path.
     if (status !== undefined && status < 500 && e.expose !== false) {
       if (err instanceof URIError) return new NotFoundError('No such resource: the path cannot be decoded');

@@ -1,7 +1,9 @@
 // Cursor pagination shared by every list endpoint (decisions.md "Pagination"): `limit` 1..100
 // (default 25), `starting_after` = the previous page's opaque `next_cursor`.
+import { isUtf8 } from 'node:buffer';
 import type { Request } from 'express';
 import { InputError } from '@ordering/errors';
+import { isUnsafeText } from './unsafe-text';
 
 export type Cursor = Record<string, string | number>;
 
@@ -30,13 +32,15 @@ const invalidCursor = () =>
 
 /**
  * Decodes a cursor made by `encodeCursor`; 422 invalid_value (param `starting_after`) when it is
- * malformed or lacks one of `requiredKeys`.
+ * malformed, holds unsafe text or lacks one of `requiredKeys`.
  */
 export function decodeCursor(s: string, requiredKeys: string[] = []): Cursor {
   if (typeof s !== 'string' || !/^[A-Za-z0-9_-]+$/.test(s)) throw invalidCursor();
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
+    const bytes = Buffer.from(s, 'base64url');
+    if (!isUtf8(bytes)) throw invalidCursor();
+    value = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw invalidCursor();
   }
@@ -45,7 +49,9 @@ export function decodeCursor(s: string, requiredKeys: string[] = []): Cursor {
   if (entries.length === 0) throw invalidCursor();
   const cursor: Cursor = {};
   for (const [key, v] of entries) {
-    if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) cursor[key] = v;
+    // A forged cursor may carry text no database accepts (NUL, lone surrogates): not ours either.
+    if (typeof v === 'string' && !isUnsafeText(v) && !isUnsafeText(key)) cursor[key] = v;
+    else if (typeof v === 'number' && Number.isFinite(v)) cursor[key] = v;
     else throw invalidCursor();
   }
   if (requiredKeys.some((k) => !(k in cursor))) throw invalidCursor();

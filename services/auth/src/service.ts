@@ -32,6 +32,7 @@ import { mountInteractionRoutes } from './entry-points/http/interaction-routes';
 import { FEDERATION_CALLBACK_PATH } from './entry-points/http/federation-routes';
 import { createOidcProvider } from './entry-points/http/oidc-provider-factory';
 import { mountOidcProvider } from './entry-points/http/oidc-provider-routes';
+import { mountOAuthInputGuard } from './entry-points/http/oauth-input-guard';
 import { mountTokenRoutes } from './entry-points/http/token-routes';
 import { userEventsConsumer } from './entry-points/messaging/user-events-consumer';
 import { migrations } from '../migrations';
@@ -145,6 +146,9 @@ export async function buildAuthService(
     const app = createApp({
       service: config.SERVICE_NAME,
       logger,
+      // Unsafe text in a query is refused by the OAuth boundary (oauth-input-guard.ts) in RFC 6749's
+      // shape, and by the sign-in pages as their own refusal, not as an API error.
+      checkQuery: false,
       readiness: [
         databaseReadinessCheck(knex),
         {
@@ -167,6 +171,7 @@ export async function buildAuthService(
       ],
       routes: (a) => {
         if (config.TRUST_PROXY) a.set('trust proxy', true);
+        mountOAuthInputGuard(a);
         mountTokenRoutes(a, {
           clients,
           clientSecretKey: config.CLIENT_SECRET_KEY,

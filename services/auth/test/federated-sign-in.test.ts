@@ -52,6 +52,7 @@ beforeAll(async () => {
     'Acme SSO',
   );
   h.customers.allowJit('acme.example', 'ACME');
+  h.customers.addChildren('ACME', ['ACME-EAST']);
   conforming = await startUpstreamIdentityProvider({ redirectUri: callbackUrl, claimsInIdToken: false });
   forged = await startUpstreamIdentityProvider({ redirectUri: callbackUrl, publishForeignKeys: true });
   for (const [domain, upstream] of [
@@ -72,7 +73,8 @@ beforeAll(async () => {
       '--name',
       `${domain} SSO`,
     );
-    h.customers.allowJit(domain, 'GLOBEX');
+    // An account of the client's tree (ACME's child): a client signs in only its own tree.
+    h.customers.allowJit(domain, 'ACME-EAST');
   }
   const { client: registered, clientSecret } = await h.register({
     type: 'web',
@@ -224,7 +226,7 @@ describe('identity from a conforming provider', () => {
     });
     const flow = await startFlow();
     const claims = await accessTokenClaims(flow, await continueWithCompany(flow, 'lee@conform.example'));
-    expect(claims).toMatchObject({ cust_id: 'GLOBEX', login: 'lee@conform.example' });
+    expect(claims).toMatchObject({ cust_id: 'ACME-EAST', login: 'lee@conform.example' });
     expect(h.customers.find('lee@conform.example')).toMatchObject({ name: 'Lee' });
   });
 

@@ -2,6 +2,7 @@
 // repeated failures), one-time password links, user lookup and just-in-time provisioning.
 import { randomUUID } from 'node:crypto';
 import { TOPICS } from '@ordering/contracts';
+import { Credentials } from '../src/domain/credentials-use-case';
 import { type Harness, startHarness } from './support/customers-harness';
 import { readEvents } from '@ordering/testing';
 
@@ -115,6 +116,33 @@ describe('POST /internal/v1/credentials/verify', () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => verify(login, 'wrong password!!')));
     expect(answers.every((r) => r.status === 401)).toBe(true);
     expect([...sleeps].sort((a, b) => a - b)).toEqual([1000, 2000, 4000]);
+  });
+
+  it('past 10 attempts the password is not checked: 429 too_many_attempts with Retry-After, even when right', async () => {
+    const login = await userWithPassword();
+    for (let i = 0; i < 10; i++) expect((await verify(login, 'wrong password!!')).status).toBe(401);
+    sleeps.length = 0;
+    const refused = await verify(login, 'correct horse battery');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('900');
+    expect(refused.body).toEqual({
+      error: {
+        type: 'rate_limit_error',
+        code: 'too_many_attempts',
+        message: expect.any(String),
+        request_id: refused.headers['x-request-id'],
+      },
+    });
+    // Answered at once: a deliberate slow-down is never long enough to look like an outage.
+    expect(sleeps).toEqual([]);
+  });
+
+  it('by default the slow-down never exceeds 2 s, well under the auth service 5 s timeout', () => {
+    // delayFor reads the policy alone.
+    const credentials = new Credentials(undefined as never, undefined as never, undefined as never);
+    const delays = Array.from({ length: 30 }, (_, failures) => credentials.delayFor(failures));
+    expect(Math.max(...delays)).toBe(2000);
+    expect(delays.slice(0, 5)).toEqual([0, 0, 0, 500, 1000]);
   });
 
   it('unknown logins are slowed down like known ones (no enumeration by timing of the slow-down)', async () => {

@@ -1,5 +1,6 @@
 import { Money, Timestamp, UserRef } from './common-schemas';
 import { z } from '../zod';
+import { requestObject } from './request-object';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'withdrawn'] as const;
 
@@ -25,12 +26,13 @@ export const Approval = z
   .openapi('Approval', { description: 'One step of an order in an approver queue' });
 export type Approval = z.infer<typeof Approval>;
 
-export const ApproveRequest = z
-  .object({ comment: z.string().max(1000).optional() })
-  .openapi('ApproveRequest', { description: 'Optional body of POST /v1/approvals/{approval_id}/approve' });
+export const ApproveRequest = requestObject({ comment: z.string().max(1000).optional() }).openapi(
+  'ApproveRequest',
+  { description: 'Optional body of POST /v1/approvals/{approval_id}/approve' },
+);
 export type ApproveRequest = z.infer<typeof ApproveRequest>;
 
-export const RejectRequest = z
-  .object({ reason: z.string().min(1).max(1000) })
-  .openapi('RejectRequest', { description: 'Body of POST /v1/approvals/{approval_id}/reject' });
+export const RejectRequest = requestObject({ reason: z.string().min(1).max(1000) }).openapi('RejectRequest', {
+  description: 'Body of POST /v1/approvals/{approval_id}/reject',
+});
 export type RejectRequest = z.infer<typeof RejectRequest>;

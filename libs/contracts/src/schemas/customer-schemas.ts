@@ -1,5 +1,6 @@
 import { Money, Timestamp } from './common-schemas';
 import { z } from '../zod';
+import { requestObject } from './request-object';
 
 export const ADDRESS_TYPES = ['shipping', 'billing'] as const;
 
@@ -50,9 +51,7 @@ export const ApprovalChain = z
   .openapi('ApprovalChain', { description: "A customer account's ordered list of approval steps" });
 export type ApprovalChain = z.infer<typeof ApprovalChain>;
 
-export const PutApprovalChainRequest = z
-  .object({
-    steps: z.array(z.object({ approver: z.string().min(1) })).max(20),
-  })
-  .openapi('PutApprovalChainRequest', { description: 'Replaces the chain; steps are numbered in order' });
+export const PutApprovalChainRequest = requestObject({
+  steps: z.array(requestObject({ approver: z.string().min(1) })).max(20),
+}).openapi('PutApprovalChainRequest', { description: 'Replaces the chain; steps are numbered in order' });
 export type PutApprovalChainRequest = z.infer<typeof PutApprovalChainRequest>;

@@ -1,5 +1,6 @@
 import { Money, Timestamp, DateOnly, UserRef } from './common-schemas';
 import { z } from '../zod';
+import { requestObject } from './request-object';
 
 export const ORDER_STATUSES = [
   'pending_approval',
@@ -79,26 +80,25 @@ export const Order = z
   .openapi('Order', { description: 'An order of one or more items for one customer account' });
 export type Order = z.infer<typeof Order>;
 
-export const CreateOrderRequest = z
-  .object({
-    cust_id: z.string().min(1),
-    shipping_address_id: z.string().min(1),
-    cost_center: z.string().max(100).optional(),
-    po_number: z.string().max(100).optional(),
-    items: z
-      .array(
-        z.object({
-          item_code: z.string().min(1),
-          quantity: z.int().min(1).max(1_000_000),
-        }),
-      )
-      .min(1)
-      .max(100),
-  })
-  .openapi('CreateOrderRequest', { description: 'Body of POST /v1/orders' });
+export const CreateOrderRequest = requestObject({
+  cust_id: z.string().min(1),
+  shipping_address_id: z.string().min(1),
+  cost_center: z.string().max(100).optional(),
+  po_number: z.string().max(100).optional(),
+  items: z
+    .array(
+      requestObject({
+        item_code: z.string().min(1),
+        quantity: z.int().min(1).max(1_000_000),
+      }),
+    )
+    .min(1)
+    .max(100),
+}).openapi('CreateOrderRequest', { description: 'Body of POST /v1/orders' });
 export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
 
-export const CancelOrderRequest = z
-  .object({ reason: z.string().max(1000).optional() })
-  .openapi('CancelOrderRequest', { description: 'Optional body of POST /v1/orders/{id}/cancel' });
+export const CancelOrderRequest = requestObject({ reason: z.string().max(1000).optional() }).openapi(
+  'CancelOrderRequest',
+  { description: 'Optional body of POST /v1/orders/{id}/cancel' },
+);
 export type CancelOrderRequest = z.infer<typeof CancelOrderRequest>;

@@ -1,5 +1,6 @@
 import { Timestamp } from './common-schemas';
 import { z } from '../zod';
+import { requestObject } from './request-object';
 
 export const USER_ROLES = ['shopper', 'approver', 'admin'] as const;
 export const USER_STATUSES = ['active', 'deactivated'] as const;
@@ -32,24 +33,21 @@ const mutableUserFields = {
   cost_center: z.string().max(100).nullable(),
 };
 
-export const CreateUserRequest = z
-  .object({
-    login: z
-      .string()
-      .regex(/^[A-Za-z0-9._@-]{1,100}$/, 'letters, digits and . _ @ - only, at most 100 characters'),
-    email: mutableUserFields.email,
-    name: mutableUserFields.name,
-    cust_id: z.string().min(1).optional().openapi({ description: "Defaults to the token's account" }),
-    roles: mutableUserFields.roles.optional().openapi({ description: 'Defaults to `["shopper"]`' }),
-    employee_id: mutableUserFields.employee_id.optional(),
-    department: mutableUserFields.department.optional(),
-    cost_center: mutableUserFields.cost_center.optional(),
-  })
-  .openapi('CreateUserRequest', { description: 'Body of POST /v1/users' });
+export const CreateUserRequest = requestObject({
+  login: z
+    .string()
+    .regex(/^[A-Za-z0-9._@-]{1,100}$/, 'letters, digits and . _ @ - only, at most 100 characters'),
+  email: mutableUserFields.email,
+  name: mutableUserFields.name,
+  cust_id: z.string().min(1).optional().openapi({ description: "Defaults to the token's account" }),
+  roles: mutableUserFields.roles.optional().openapi({ description: 'Defaults to `["shopper"]`' }),
+  employee_id: mutableUserFields.employee_id.optional(),
+  department: mutableUserFields.department.optional(),
+  cost_center: mutableUserFields.cost_center.optional(),
+}).openapi('CreateUserRequest', { description: 'Body of POST /v1/users' });
 export type CreateUserRequest = z.infer<typeof CreateUserRequest>;
 
-export const UpdateUserRequest = z
-  .object(mutableUserFields)
+export const UpdateUserRequest = requestObject(mutableUserFields)
   .partial()
   .openapi('UpdateUserRequest', { description: 'Body of PATCH /v1/users/{login}: the fields to change' });
 export type UpdateUserRequest = z.infer<typeof UpdateUserRequest>;

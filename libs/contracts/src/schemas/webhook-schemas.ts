@@ -1,6 +1,7 @@
 import { Timestamp } from './common-schemas';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../events/event-types';
 import { z } from '../zod';
+import { requestObject } from './request-object';
 
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 
@@ -24,22 +25,19 @@ export const WebhookSubscription = z
   .openapi('WebhookSubscription', { description: 'A subscription of an HTTPS endpoint to event types' });
 export type WebhookSubscription = z.infer<typeof WebhookSubscription>;
 
-export const CreateWebhookRequest = z
-  .object({
-    url: z.url({ protocol: /^https?$/ }).max(2048),
-    events: z.array(SubscribableEventType).min(1),
-    description: z.string().max(500).optional(),
-  })
-  .openapi('CreateWebhookRequest', { description: 'Body of POST /v1/webhooks (`url` must be https)' });
+export const CreateWebhookRequest = requestObject({
+  url: z.url({ protocol: /^https?$/ }).max(2048),
+  events: z.array(SubscribableEventType).min(1),
+  description: z.string().max(500).optional(),
+}).openapi('CreateWebhookRequest', { description: 'Body of POST /v1/webhooks (`url` must be https)' });
 export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequest>;
 
-export const UpdateWebhookRequest = z
-  .object({
-    url: CreateWebhookRequest.shape.url,
-    events: CreateWebhookRequest.shape.events,
-    description: z.string().max(500).nullable(),
-    status: z.enum(WEBHOOK_STATUSES),
-  })
+export const UpdateWebhookRequest = requestObject({
+  url: CreateWebhookRequest.shape.url,
+  events: CreateWebhookRequest.shape.events,
+  description: z.string().max(500).nullable(),
+  status: z.enum(WEBHOOK_STATUSES),
+})
   .partial()
   .openapi('UpdateWebhookRequest', { description: 'Body of PATCH /v1/webhooks/{id}: the fields to change' });
 export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequest>;

@@ -1,4 +1,5 @@
 // Registered OAuth clients. The secret is stored only as HMAC-SHA-256 (see domain/client-secret.ts).
+import { isUnsafeText } from '@ordering/http';
 import type { Knex } from 'knex';
 import type { OAuthClient, ClientStatus, ClientType } from '../domain/oauth-client';
 
@@ -60,6 +61,8 @@ export class ClientRepository {
   }
 
   async find(clientId: string): Promise<OAuthClient | undefined> {
+    // Never issued (and PostgreSQL would refuse a NUL): no such client, so invalid_client.
+    if (isUnsafeText(clientId)) return undefined;
     const row = (await this.knex(CLIENTS_TABLE).where({ client_id: clientId }).first()) as
       ClientRow | undefined;
     return row ? toClient(row) : undefined;

@@ -20,10 +20,22 @@ export interface ShopperRecord {
   deactivated_at: string | null;
 }
 
+/** The customers service refuses to check this login's password for now (429 too_many_attempts). */
+export class CredentialsThrottledError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super(`sign-in attempts for this login are throttled; retry in ${retryAfterSeconds} s`);
+  }
+}
+
 export interface CustomersClient {
-  /** The shopper when login and password match an active shopper; undefined otherwise. */
+  /**
+   * The shopper when login and password match an active shopper; undefined otherwise;
+   * CredentialsThrottledError while the customers service throttles the login.
+   */
   verifyCredentials(login: string, password: string): Promise<ShopperRecord | undefined>;
   findUser(login: string): Promise<ShopperRecord | undefined>;
+  /** The account and every descendant (its tree), upper case as stored; empty for an unknown one. */
+  reachOf(custId: string): Promise<string[]>;
   /**
    * Just-in-time provisioning of someone an identity provider vouched for: the existing shopper of
    * that e-mail (`created: false`, whatever its status) or a new one (`created: true`, user.created
@@ -45,6 +57,10 @@ export class HttpCustomersClient implements CustomersClient {
   async verifyCredentials(login: string, password: string): Promise<ShopperRecord | undefined> {
     const res = await this.call('POST', '/internal/v1/credentials/verify', { login, password });
     if (res.status === 401) return undefined;
+    if (res.status === 429) {
+      const retryAfter = Number(res.headers.get('retry-after'));
+      throw new CredentialsThrottledError(Number.isFinite(retryAfter) && retryAfter >= 1 ? retryAfter : 60);
+    }
     if (res.status !== 200) throw this.unexpected(res.status);
     const body = (await res.json()) as { user: ShopperRecord };
     return body.user.status === 'active' ? body.user : undefined;
@@ -55,6 +71,13 @@ export class HttpCustomersClient implements CustomersClient {
     if (res.status === 404) return undefined;
     if (res.status !== 200) throw this.unexpected(res.status);
     return (await res.json()) as ShopperRecord;
+  }
+
+  async reachOf(custId: string): Promise<string[]> {
+    const res = await this.call('GET', `/internal/v1/customers/${encodeURIComponent(custId)}/reach`);
+    if (res.status === 404) return [];
+    if (res.status !== 200) throw this.unexpected(res.status);
+    return ((await res.json()) as { cust_ids: string[] }).cust_ids;
   }
 
   async provisionJustInTime(

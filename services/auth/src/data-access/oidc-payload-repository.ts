@@ -1,6 +1,7 @@
 // oidc-provider's storage adapter on PostgreSQL: one table of JSON payloads keyed by model name
 // and id, with the indexes the provider looks things up by (grant id, session uid, user code).
 // Expired rows are never returned and are purged by `purgeExpired`.
+import { isUnsafeText } from '@ordering/http';
 import type { Knex } from 'knex';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
@@ -58,15 +59,18 @@ export class OidcPayloadRepository implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
+    if (isUnsafeText(id)) return;
     await this.knex(OIDC_PAYLOADS_TABLE).where({ model: this.model, id }).update({ consumed_at: this.now() });
   }
 
   async destroy(id: string): Promise<void> {
+    if (isUnsafeText(id)) return;
     await this.knex(OIDC_PAYLOADS_TABLE).where({ model: this.model, id }).delete();
     if (this.model === 'Grant') await this.onGrantDestroyed?.(id);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
+    if (isUnsafeText(grantId)) return;
     await this.knex(OIDC_PAYLOADS_TABLE).where({ model: this.model, grant_id: grantId }).delete();
   }
 
@@ -74,6 +78,9 @@ export class OidcPayloadRepository implements Adapter {
     column: 'id' | 'uid' | 'user_code',
     value: string,
   ): Promise<AdapterPayload | undefined> {
+    // A presented code, token or uid holding a NUL or a lone surrogate was never issued (and
+    // PostgreSQL would refuse the byte): unknown, so the provider answers invalid_grant.
+    if (typeof value !== 'string' || isUnsafeText(value)) return undefined;
     const row = (await this.knex(OIDC_PAYLOADS_TABLE)
       .select('payload', 'consumed_at')
       .where({ model: this.model, [column]: value })

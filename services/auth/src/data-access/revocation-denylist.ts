@@ -2,6 +2,7 @@
 //   <prefix>revoked:jti:<jti>      an access token; TTL = its remaining lifetime (plus the margin
 //                                  for verifiers' clock tolerance, see revocation-use-case.ts)
 //   <prefix>revoked:sub:<sub>      value = unix seconds; tokens of that subject with iat <= value
+//   <prefix>revoked:client:<id>    value = unix seconds; tokens issued to that client with iat <= value
 // and, for the auth service alone, the index that lets a grant's revocation reach its access
 // tokens (which carry no grant id, the spec's claims being exactly the ones it lists):
 //   <prefix>grant-tokens:<gid>     sorted set of the jtis issued under the grant, scored by their
@@ -30,6 +31,8 @@ export interface RevocationDenylist {
    */
   revokeGrant(grantId: string, aliveAfter: number, markTtlSeconds: number): Promise<string[]>;
   revokeSubject(sub: string, atSeconds: number, ttlSeconds: number): Promise<void>;
+  /** Every token issued to the client up to `atSeconds` is refused (client disabled). */
+  revokeClient(clientId: string, atSeconds: number, ttlSeconds: number): Promise<void>;
   isTokenRevoked(jti: string): Promise<boolean>;
   /** Unix seconds up to which the subject's tokens are revoked, if any. */
   subjectRevokedAt(sub: string): Promise<number | undefined>;
@@ -120,8 +123,15 @@ export class RedisRevocationDenylist implements RevocationDenylist {
   }
 
   async revokeSubject(sub: string, atSeconds: number, ttlSeconds: number): Promise<void> {
-    // Never move the mark backwards (a late duplicate event must not un-revoke newer tokens).
-    const key = `${this.prefix}revoked:sub:${sub}`;
+    await this.raiseCutoff(`${this.prefix}revoked:sub:${sub}`, atSeconds, ttlSeconds);
+  }
+
+  async revokeClient(clientId: string, atSeconds: number, ttlSeconds: number): Promise<void> {
+    await this.raiseCutoff(`${this.prefix}revoked:client:${clientId}`, atSeconds, ttlSeconds);
+  }
+
+  /** Sets a cut-off mark, never moving it backwards (a late duplicate must not un-revoke newer tokens). */
+  private async raiseCutoff(key: string, atSeconds: number, ttlSeconds: number): Promise<void> {
     await this.redis.eval(
       "local v = tonumber(redis.call('GET', KEYS[1]) or '0') if tonumber(ARGV[1]) > v then v = tonumber(ARGV[1]) end redis.call('SET', KEYS[1], v, 'EX', ARGV[2]) return v",
       1,

@@ -1,12 +1,25 @@
-// Failed sign-ins per login, counted in Redis over a window, so that every replica sees them.
+// Sign-in attempts per login, counted in Redis over a window, so that every replica sees them. An
+// attempt is counted (atomically, in one script) before its password is checked: parallel guesses
+// cannot all read the same count and slip past the limit together. A successful sign-in clears it.
 import type { Redis } from 'ioredis';
 
+export type AttemptReservation = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
 export interface SignInThrottle {
-  /** Failures of this login in the current window and the seconds until the window ends. */
-  failures(login: string): Promise<{ count: number; resetsInSeconds: number }>;
-  recordFailure(login: string): Promise<number>;
+  /** Counts an attempt for this login, unless `max` attempts are already counted in the window. */
+  reserveAttempt(login: string, max: number): Promise<AttemptReservation>;
   reset(login: string): Promise<void>;
 }
+
+// KEYS[1] the login's counter; ARGV max, window seconds. Returns {allowed 1|0, seconds left}.
+const RESERVE_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count >= tonumber(ARGV[1]) then
+  return {0, redis.call('TTL', KEYS[1])}
+end
+count = redis.call('INCR', KEYS[1])
+if count == 1 or redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return {1, redis.call('TTL', KEYS[1])}`;
 
 export class RedisSignInThrottle implements SignInThrottle {
   constructor(
@@ -19,21 +32,15 @@ export class RedisSignInThrottle implements SignInThrottle {
     return `${this.prefix}auth:sign-in-failures:${login.toLowerCase()}`;
   }
 
-  async failures(login: string): Promise<{ count: number; resetsInSeconds: number }> {
-    const [[, count], [, ttl]] = (await this.redis
-      .multi()
-      .get(this.key(login))
-      .ttl(this.key(login))
-      .exec()) as [[Error | null, string | null], [Error | null, number]];
-    return { count: Number(count ?? 0), resetsInSeconds: Math.max(0, ttl) };
-  }
-
-  async recordFailure(login: string): Promise<number> {
-    const key = this.key(login);
-    const [[, count]] = (await this.redis.multi().incr(key).expire(key, this.windowSeconds, 'NX').exec()) as [
-      [Error | null, number],
-    ];
-    return count;
+  async reserveAttempt(login: string, max: number): Promise<AttemptReservation> {
+    const [allowed, ttl] = (await this.redis.eval(
+      RESERVE_SCRIPT,
+      1,
+      this.key(login),
+      String(max),
+      String(this.windowSeconds),
+    )) as [number, number];
+    return allowed === 1 ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, ttl) };
   }
 
   async reset(login: string): Promise<void> {

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from '@ordering/errors';
 import type { ClientRepository } from '../data-access/client-repository';
 import { generateClientSecret, hashClientSecret } from './client-secret';
 import { validateRegistration, type ClientRegistration, type OAuthClient } from './oauth-client';
-import { revokeGrant, type RevocationDeps } from './revocation-use-case';
+import { revokeClient, revokeGrant, type RevocationDeps } from './revocation-use-case';
 
 export interface ClientRegistrationDeps {
   clients: ClientRepository;
@@ -66,9 +66,9 @@ export interface ClientDisablingDeps extends ClientRegistrationDeps {
 
 /**
  * A disabled client can no longer authenticate nor start a flow; its grants are deleted and every
- * live access token issued under them is denied at the gateway (by jti). Its client-credentials access
- * tokens carry no grant: introspection answers inactive for them at once, the gateway accepts them
- * until they expire (at most the access token lifetime).
+ * live access token issued under them is denied at the gateway (by jti). Every token issued to it,
+ * client-credentials tokens included (they carry no grant), is denied by the client's cut-off mark,
+ * which the gateway reads on every request; introspection answers inactive for them at once.
  */
 export async function disableClient(
   deps: ClientDisablingDeps,
@@ -76,6 +76,8 @@ export async function disableClient(
 ): Promise<{ revokedGrants: number }> {
   if (!(await deps.clients.disable(clientId, deps.now())))
     throw new NotFoundError(`No client ${clientId}`, 'client_id');
+  // The mark first: from this moment no token of the client passes the gateway.
+  await revokeClient(deps.revocation, clientId, Math.floor(deps.revocation.now()));
   const grants = await deps.deleteGrantsOfClient(clientId);
   for (const grantId of grants) await revokeGrant(deps.revocation, grantId);
   return { revokedGrants: grants.length };

@@ -73,3 +73,12 @@ export async function revokeGrant(deps: RevocationDeps, grantId: string): Promis
 export async function revokeSubject(deps: RevocationDeps, sub: string, atSeconds: number): Promise<void> {
   await deps.denylist.revokeSubject(sub, atSeconds, LONGEST_TOKEN_LIFETIME);
 }
+
+/**
+ * Every token issued to a client up to `atSeconds` is refused (client disabled): its
+ * client-credentials tokens belong to no grant, so the gateway checks this mark per client, within
+ * one Redis round trip of the disabling, as for a deactivated shopper.
+ */
+export async function revokeClient(deps: RevocationDeps, clientId: string, atSeconds: number): Promise<void> {
+  await deps.denylist.revokeClient(clientId, atSeconds, LONGEST_TOKEN_LIFETIME);
+}

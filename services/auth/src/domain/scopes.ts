@@ -19,3 +19,20 @@ export function isKnownScope(scope: string): boolean {
 export function splitScopes(scope: string | undefined): string[] {
   return (scope ?? '').split(' ').filter(Boolean);
 }
+
+/**
+ * What a shopper's roles allow a user token to carry (decisions.md "OAuth"): shoppers and approvers
+ * at most the ordering scopes and the OpenID ones; only admins the user management and `admin:all`.
+ * Client-credentials tokens are not user tokens: the client's registered scopes bound them.
+ */
+export const SHOPPER_SCOPES: readonly string[] = [
+  ...OIDC_SCOPES,
+  'offline_access',
+  'orders:read',
+  'orders:write',
+  'catalog:read',
+];
+
+export function scopesAllowedForRoles(roles: readonly string[]): ReadonlySet<string> {
+  return new Set(roles.includes('admin') ? ALL_SCOPES : SHOPPER_SCOPES);
+}

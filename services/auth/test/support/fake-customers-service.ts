@@ -12,12 +12,16 @@ export interface FakeShopper {
   name?: string;
   email?: string;
   status?: 'active' | 'deactivated';
+  /** Default `["shopper"]`. */
+  roles?: string[];
 }
 
 export interface FakeCustomersService {
   url: string;
   add(shopper: FakeShopper): ShopperRecord;
   deactivate(login: string): void;
+  /** Makes `children` descendants of `parent` (GET /internal/v1/customers/{parent}/reach). */
+  addChildren(parent: string, children: string[]): void;
   /** Lets people of `domain` be provisioned just in time into `custId` (POST /internal/v1/users/jit). */
   allowJit(domain: string, custId: string): void;
   find(login: string): ShopperRecord | undefined;
@@ -31,6 +35,11 @@ export interface FakeCustomersService {
 export async function startFakeCustomersService(secret: string): Promise<FakeCustomersService> {
   const users = new Map<string, { record: ShopperRecord; password: string }>();
   const jitDomains = new Map<string, string>();
+  const childrenOf = new Map<string, string[]>();
+  const reachOf = (custId: string): string[] => [
+    custId,
+    ...(childrenOf.get(custId.toUpperCase()) ?? []).flatMap((c) => reachOf(c)),
+  ];
   const calls: FakeCustomersService['calls'] = [];
   let down = false;
 
@@ -109,6 +118,12 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
         send(201, { user: record, created: true });
         return;
       }
+      const reach = /^\/internal\/v1\/customers\/([^/]+)\/reach$/.exec(path);
+      if (req.method === 'GET' && reach) {
+        const custId = decodeURIComponent(reach[1]!).toUpperCase();
+        send(200, { cust_id: custId, cust_ids: reachOf(custId) });
+        return;
+      }
       const match = /^\/internal\/v1\/users\/([^/]+)$/.exec(path);
       if (req.method === 'GET' && match) {
         const user = users.get(decodeURIComponent(match[1]!));
@@ -135,7 +150,7 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
       cust_id: shopper.cust_id,
       name: shopper.name ?? `Shopper ${shopper.login}`,
       email: shopper.email ?? `${shopper.login}@example.com`,
-      roles: ['shopper'],
+      roles: shopper.roles ?? ['shopper'],
       status: shopper.status ?? 'active',
       employee_id: 'E-100',
       department: 'Purchasing',
@@ -151,6 +166,10 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
     url: `http://127.0.0.1:${port}`,
     calls,
     add,
+    addChildren(parent, children) {
+      const key = parent.toUpperCase();
+      childrenOf.set(key, [...(childrenOf.get(key) ?? []), ...children.map((c) => c.toUpperCase())]);
+    },
     allowJit(domain, custId) {
       jitDomains.set(domain.toLowerCase(), custId);
     },

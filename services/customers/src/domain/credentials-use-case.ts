@@ -1,7 +1,10 @@
 // Sign-in credentials for the auth service's sign-in page. Verification answers the same for an
 // unknown login, a wrong password and a deactivated user, after the same work (a hash is always
 // computed). Repeated failures for one login slow its answers down: after `freeFailures` failures
-// each answer waits a delay that doubles per further failure, up to `maxDelayMs`.
+// each answer waits a delay that doubles per further failure, up to `maxDelayMs` (2 s, well under
+// the auth service's 5 s timeout: a deliberate slow-down must never look like an outage). Past
+// `maxAttempts` attempts in the window the password is not checked at all: 429 too_many_attempts
+// with Retry-After, which the sign-in page shows as its own 429.
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError, InputError, NotFoundError } from '@ordering/errors';
 import type { CustomersDatabase } from '../data-access/customers-database';
@@ -15,12 +18,29 @@ export class InvalidCredentialsError extends AppError {
   }
 }
 
+/** 429: too many sign-in attempts for one login in the window; the password was not checked. */
+export class TooManyAttemptsError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(
+      429,
+      'rate_limit_error',
+      'too_many_attempts',
+      'Too many sign-in attempts for this login; retry later',
+      {
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+      },
+    );
+  }
+}
+
 export interface CredentialPolicy {
   /** Failures answered without delay; default 3. */
   freeFailures: number;
   /** Delay after the first slowed failure; doubles per failure; default 500 ms. */
   baseDelayMs: number;
   maxDelayMs: number;
+  /** Attempts in the window past which the password is not checked (429); default 10. */
+  maxAttempts: number;
   /** Failures older than this are forgotten; default 15 min. */
   failureWindowMs: number;
   /** Lifetime of a one-time password link; default 72 h. */
@@ -31,7 +51,8 @@ export interface CredentialPolicy {
 export const DEFAULT_CREDENTIAL_POLICY: CredentialPolicy = {
   freeFailures: 3,
   baseDelayMs: 500,
-  maxDelayMs: 30_000,
+  maxDelayMs: 2_000,
+  maxAttempts: 10,
   failureWindowMs: 15 * 60_000,
   passwordLinkTtlMs: 72 * 3600_000,
   minPasswordLength: 10,
@@ -59,6 +80,8 @@ export class Credentials {
     const key = login.trim().toLowerCase();
     // The attempt counts as a failure until it succeeds: parallel guesses cannot share one count.
     const attempts = await this.db.users.recordAttempt(key, this.clock.now(), this.policy.failureWindowMs);
+    if (attempts > this.policy.maxAttempts)
+      throw new TooManyAttemptsError(this.policy.failureWindowMs / 1000);
     const delay = this.delayFor(attempts - 1);
 
     const stored = await this.db.users.passwordHashOf(key);

@@ -171,8 +171,18 @@ const IGNORED_ATTRIBUTES = new Set([
   'schemas',
 ]);
 
-/** Sets one attribute path (as RFC 7644 section 3.5.2 names them) on a state. */
-function setPath(state: ScimUserState, op: Op, rawPath: string, value: unknown): void {
+/**
+ * Sets one attribute path (as RFC 7644 section 3.5.2 names them) on a state. `withinExtension`: the
+ * path came from the keys of an enterprise extension object, which holds attributes, never another
+ * extension object (so a hostile nesting of `{"": {"": ...}}` stops at the first level).
+ */
+function setPath(
+  state: ScimUserState,
+  op: Op,
+  rawPath: string,
+  value: unknown,
+  withinExtension = false,
+): void {
   const path = rawPath.trim();
   const lower = path.toLowerCase();
   const entPrefix = `${SCIM_ENTERPRISE_SCHEMA.toLowerCase()}:`;
@@ -182,8 +192,15 @@ function setPath(state: ScimUserState, op: Op, rawPath: string, value: unknown):
     if (attr === 'employeenumber') state.employeeNumber = str(v, path);
     else if (attr === 'department') state.department = str(v, path);
     else if (attr === 'costcenter') state.costCenter = str(v, path);
-    else if (attr === '' && isObject(v))
-      for (const [k, x] of Object.entries(v)) setPath(state, op, `${path}${k}`, x);
+    else if (attr === '' && isObject(v)) {
+      if (withinExtension)
+        throw new ScimError(
+          400,
+          'invalidValue',
+          `${SCIM_ENTERPRISE_SCHEMA} holds attributes, not a nested object`,
+        );
+      for (const [k, x] of Object.entries(v)) setPath(state, op, `${path}${k}`, x, true);
+    }
     return;
   }
   switch (lower) {

@@ -25,6 +25,7 @@ import {
   type FederatedSignInDeps,
   type PendingFederation,
 } from '../../domain/federated-sign-in-use-case';
+import { subjectInClientTree } from '../../domain/client-tree';
 import { clientName, csrfTokenFor, csrfValid, sendHtml } from './interaction-page';
 import { errorPage, federationRedirectPage, signInPage } from './sign-in-views';
 
@@ -198,6 +199,19 @@ export function mountFederationRoutes(app: Express, deps: FederationRoutesDeps):
       return;
     }
     if (result.created) deps.logger.info({ sub: result.sub }, 'shopper provisioned just in time');
+    const client = await provider.Client.find(String(details.params.client_id));
+    const clientCustId = (client as unknown as Record<string, unknown> | undefined)?.cust_id;
+    if (!(await subjectInClientTree(deps.federation.customers, clientCustId, result.sub))) {
+      deps.logger.info({ sub: result.sub }, 'federated sign-in refused: outside the client account tree');
+      await signInAgain(
+        res,
+        provider,
+        details,
+        403,
+        'Your company account cannot sign in to this application: it serves another organisation.',
+      );
+      return;
+    }
     await provider.interactionFinished(
       req,
       res,

@@ -5,13 +5,15 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { UnavailableError } from '@ordering/errors';
-import type { Logger } from '@ordering/http';
+import { isUnsafeText, toHttpAppError, type Logger } from '@ordering/http';
+import { subjectInClientTree } from '../../domain/client-tree';
 import { signIn, type SignInDeps } from '../../domain/sign-in-use-case';
 import { splitScopes } from '../../domain/scopes';
 import { grantRequestedScopes } from './grant-scopes';
 import { consentPage, errorPage, signInPage } from './sign-in-views';
 import { mountFederationRoutes, type FederationRoutesDeps } from './federation-routes';
 import { clientName, csrfTokenFor, csrfValid, sendHtml } from './interaction-page';
+import { findShopper } from './oidc-provider-factory';
 
 export interface InteractionRoutesDeps {
   provider: () => Provider;
@@ -69,7 +71,7 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
     const body = (req.body ?? {}) as Record<string, unknown>;
     const csrfToken = csrfTokenFor(deps.csrfKey, uid);
     const name = await clientName(provider, String(details.params.client_id));
-    const page = (status: number, error: string, login?: string) =>
+    const page = (status: number, error: string, login?: string, offerCancel = false) =>
       sendHtml(
         res,
         status,
@@ -79,6 +81,7 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
           clientName: name,
           error,
           ...(login ? { login } : {}),
+          ...(offerCancel ? { cancelAction: `/oauth/interaction/${uid}/abort` } : {}),
           ...federationAction(uid),
         }),
       );
@@ -92,6 +95,12 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
     }
     const login = typeof body.login === 'string' ? body.login : '';
     const password = typeof body.password === 'string' ? body.password : '';
+    // Text no login or password holds (NUL, lone surrogates) is refused as any wrong credentials,
+    // before it reaches the throttle or the customers service.
+    if (isUnsafeText(login) || isUnsafeText(password)) {
+      page(401, 'The login or password is not correct.');
+      return;
+    }
     const result = await signIn(deps.signIn, { login, password });
     if (result.outcome === 'throttled') {
       res.set('Retry-After', String(result.retryAfterSeconds));
@@ -100,6 +109,17 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
     }
     if (result.outcome === 'invalid_credentials') {
       page(401, 'The login or password is not correct.', login);
+      return;
+    }
+    const client = await provider.Client.find(String(details.params.client_id));
+    const clientCustId = (client as unknown as Record<string, unknown> | undefined)?.cust_id;
+    if (!(await subjectInClientTree(deps.signIn.customers, clientCustId, result.sub))) {
+      page(
+        403,
+        `${login.trim()} cannot sign in to ${name}: this application serves another organisation. Sign in with an account of that organisation, or return to the application.`,
+        undefined,
+        true,
+      );
       return;
     }
     await provider.interactionFinished(
@@ -136,7 +156,22 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
       ? await provider.Grant.find(details.grantId)
       : new provider.Grant({ accountId: details.session.accountId, clientId });
     if (!grant) throw new Error('grant of the interaction vanished');
-    grantRequestedScopes(grant, details.params.scope as string | undefined, deps.audience);
+    const account = await findShopper(deps.signIn.customers, details.session.accountId);
+    if (!account) {
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The shopper can no longer sign in' },
+        { mergeWithLastSubmission: false },
+      );
+      return;
+    }
+    grantRequestedScopes(
+      grant,
+      details.params.scope as string | undefined,
+      deps.audience,
+      account.user.roles,
+    );
     const grantId = await grant.save();
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   });
@@ -183,6 +218,12 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
         e.statusCode,
         errorPage(e.error, typeof e.error_description === 'string' ? e.error_description : undefined),
       );
+      return;
+    }
+    // The form parser's refusals (413 body too large, 415, malformed) as a page too.
+    const appError = toHttpAppError(err);
+    if (appError.status < 500) {
+      sendHtml(res, appError.status, errorPage(appError.code, appError.message));
       return;
     }
     if (err instanceof UnavailableError) {

@@ -6,6 +6,7 @@
 import type { Knex } from 'knex';
 import Provider, {
   errors,
+  interactionPolicy,
   type Account,
   type Adapter,
   type AdapterPayload,
@@ -21,7 +22,8 @@ import type { CustomersClient, ShopperRecord } from '../../data-access/customers
 import { OidcPayloadRepository } from '../../data-access/oidc-payload-repository';
 import { toProviderMetadata } from '../../domain/oauth-client';
 import { recordGrantToken, revokeGrant, type RevocationDeps } from '../../domain/revocation-use-case';
-import { ALL_SCOPES, splitScopes } from '../../domain/scopes';
+import { inClientTree, subjectInClientTree } from '../../domain/client-tree';
+import { ALL_SCOPES, scopesAllowedForRoles, splitScopes } from '../../domain/scopes';
 import { parseShopperSubject, shopperSubject } from '../../domain/subject';
 import { hashClientSecret } from '../../domain/client-secret';
 import { TOKEN_TTL } from '../../domain/token-lifetimes';
@@ -105,6 +107,31 @@ function clientExtra(client: unknown, name: 'cust_id' | 'login' | 'first_party')
   return (client as Record<string, unknown> | undefined)?.[name];
 }
 
+/**
+ * The provider's interaction policy plus one check: a session of a shopper outside the client's
+ * account tree does not sign in to that client; the sign-in page is shown again (where such a
+ * shopper is refused) instead.
+ */
+function interactionPolicyFor(customers: CustomersClient): interactionPolicy.Prompt[] {
+  const policy = interactionPolicy.base();
+  const login = policy.get('login');
+  if (!login) throw new Error("oidc-provider's base policy has no login prompt");
+  login.checks.add(
+    new interactionPolicy.Check(
+      'outside_client_tree',
+      "The signed-in shopper does not belong to the client's account tree",
+      async (ctx) => {
+        const sub = ctx.oidc.session?.accountId;
+        if (!sub || !ctx.oidc.client) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+        return (await subjectInClientTree(customers, clientExtra(ctx.oidc.client, 'cust_id'), sub))
+          ? interactionPolicy.Check.NO_NEED_TO_PROMPT
+          : interactionPolicy.Check.REQUEST_PROMPT;
+      },
+    ),
+  );
+  return policy;
+}
+
 export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const { config } = deps;
   const audience = config.API_AUDIENCE;
@@ -140,7 +167,10 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       backchannel_authentication: '/oauth/backchannel',
       challenge: '/oauth/challenge',
     },
-    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    interactions: {
+      policy: interactionPolicyFor(deps.customers),
+      url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}`,
+    },
     responseTypes: ['code'],
     scopes: ALL_SCOPES,
     claims: {
@@ -189,6 +219,15 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         useGrantedResource: () => true,
         getResourceServerInfo: (ctx, resource, client) => {
           if (resource !== audience) throw new errors.InvalidTarget();
+          const params = ctx.oidc.params as { grant_type?: unknown; scope?: unknown } | undefined;
+          // Client credentials without `scope`: the client's registered scopes (else the token
+          // would carry no `scope` claim, which the gateway refuses as malformed).
+          if (params && params.grant_type === 'client_credentials' && !params.scope) {
+            const registered = splitScopes(client.scope).filter((s) => RESOURCE_SCOPES.includes(s));
+            if (!registered.length)
+              throw new errors.InvalidScope('scope is required: this client has no API scope', 'scope');
+            params.scope = registered.join(' ');
+          }
           // The provider would silently drop a scope it does not know or the client may not use;
           // the contract answers invalid_scope instead.
           const allowed = new Set(splitScopes(client.scope));
@@ -200,9 +239,13 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
               'requested scope is not allowed for this client',
               refused.join(' '),
             );
+          // A user token never carries more than the shopper's roles allow, whatever its grant
+          // says (grants recorded before this bound was introduced included).
+          const account = ctx.oidc.account as ShopperAccount | undefined;
+          const roleBound = account?.user ? scopesAllowedForRoles(account.user.roles) : undefined;
           return {
             audience,
-            scope: RESOURCE_SCOPES.join(' '),
+            scope: RESOURCE_SCOPES.filter((s) => !roleBound || roleBound.has(s)).join(' '),
             accessTokenTTL: TOKEN_TTL.accessToken,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'RS256' } },
@@ -210,17 +253,42 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         },
       },
     },
-    findAccount: (_ctx, sub) => findShopper(deps.customers, sub),
+    findAccount: async (ctx, sub) => {
+      const account = await findShopper(deps.customers, sub);
+      // Exchanging a code or a refresh token: the shopper must (still) be in the client's tree.
+      const client = ctx.oidc?.client;
+      if (account && client && ctx.oidc.route === 'token') {
+        if (!(await inClientTree(deps.customers, clientExtra(client, 'cust_id'), account.user.cust_id)))
+          return undefined;
+      }
+      return account;
+    },
     loadExistingGrant: async (ctx) => {
       const { client, session, params } = ctx.oidc;
+      // Scopes the shopper's roles do not allow are left out of the request itself, so that no
+      // consent is asked for them and their absence from the grant is no reason to ask again.
+      const signedIn = ctx.oidc.account as ShopperAccount | undefined;
+      if (signedIn?.user && params && typeof params.scope === 'string') {
+        const allowed = scopesAllowedForRoles(signedIn.user.roles);
+        params.scope = splitScopes(params.scope)
+          .filter((s) => allowed.has(s))
+          .join(' ');
+      }
       const grantId = ctx.oidc.result?.consent?.grantId || (client && session?.grantIdFor(client.clientId));
       const existing = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined;
       if (!client || !session?.accountId || clientExtra(client, 'first_party') !== true) return existing;
+      const account = ctx.oidc.account as ShopperAccount | undefined;
+      // Outside the client's tree: no grant; the login prompt asks for another shopper.
+      if (
+        !account ||
+        !(await inClientTree(deps.customers, clientExtra(client, 'cust_id'), account.user.cust_id))
+      )
+        return existing;
       // First-party clients: no consent screen; the grant covers what was asked (within the
-      // client's allowed scopes, which the provider already enforced).
+      // client's allowed scopes, which the provider already enforced, and the shopper's roles).
       const grant =
         existing ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
-      grantRequestedScopes(grant, params?.scope as string | undefined, audience);
+      grantRequestedScopes(grant, params?.scope as string | undefined, audience, account.user.roles);
       await grant.save();
       return grant;
     },

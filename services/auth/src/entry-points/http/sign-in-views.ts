@@ -50,6 +50,8 @@ export interface SignInView {
   federationAction?: string;
   email?: string;
   federationError?: string;
+  /** Where "Return to the application without signing in" posts (access_denied for the client). */
+  cancelAction?: string;
 }
 
 function federationSection(view: SignInView): string {
@@ -85,6 +87,14 @@ ${error}
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
+${
+  view.cancelAction
+    ? `<form method="post" action="${escapeHtml(view.cancelAction)}">
+<input type="hidden" name="csrf_token" value="${escapeHtml(view.csrfToken)}">
+<button type="submit">Return to ${escapeHtml(view.clientName)} without signing in</button>
+</form>`
+    : ''
+}
 ${federationSection(view)}`,
   );
 }

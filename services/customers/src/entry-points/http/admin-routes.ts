@@ -1,9 +1,16 @@
 // Operator endpoints (`/internal/v1/admin/...`, never routed by the gateway; the CLI calls them):
 // accounts, addresses, bulk import, and shoppers of any account with their passwords.
-import { pathParam } from './path-params';
 import { Router } from 'express';
-import { CreateUserRequest, UpdateUserRequest } from '@ordering/contracts';
-import { listEnvelope, pageOf, parseListParams, requestPath } from '@ordering/http';
+import { CreateUserRequest, UpdateUserRequest, requestObject } from '@ordering/contracts';
+import {
+  listEnvelope,
+  optionalQuery,
+  pageOf,
+  parseBody,
+  parseListParams,
+  pathParam,
+  requestPath,
+} from '@ordering/http';
 import { z } from 'zod';
 import {
   AddressChanges,
@@ -12,18 +19,16 @@ import {
   UpdateAccountInput,
 } from '../../domain/account-inputs';
 import { addressResource } from '../../domain/account';
-import { parseInput } from '../../domain/input-validation';
 import { userResource } from '../../domain/shopper';
 import { OPERATOR } from '../../domain/shopper-use-case';
 import type { UseCases } from '../../domain/use-cases';
-import { optionalQuery } from './query-params';
 
-const ImportRequest = z.object({ format: z.enum(['json', 'csv']), content: z.string().min(1) });
+const ImportRequest = requestObject({ format: z.enum(['json', 'csv']), content: z.string().min(1) });
 const AdminCreateUser = CreateUserRequest.extend({
   cust_id: z.string().min(1),
   password: z.string().max(1024).optional(),
 });
-const PasswordRequest = z.object({ password: z.string().max(1024) });
+const PasswordRequest = requestObject({ password: z.string().max(1024) });
 
 export function adminRoutes(uc: UseCases): Router {
   const router = Router();
@@ -43,11 +48,11 @@ export function adminRoutes(uc: UseCases): Router {
   });
 
   router.post(`${base}/customers`, async (req, res) => {
-    res.status(201).json(await uc.accounts.createAccount(parseInput(CreateAccountInput, req.body)));
+    res.status(201).json(await uc.accounts.createAccount(parseBody(CreateAccountInput, req.body)));
   });
 
   router.post(`${base}/customers/import`, async (req, res) => {
-    const { format, content } = parseInput(ImportRequest, req.body);
+    const { format, content } = parseBody(ImportRequest, req.body);
     res.json(await uc.bulkImport.importAccounts(format, content));
   });
 
@@ -57,20 +62,20 @@ export function adminRoutes(uc: UseCases): Router {
 
   router.patch(`${base}/customers/:cust_id`, async (req, res) => {
     res.json(
-      await uc.accounts.updateAccount(pathParam(req, 'cust_id'), parseInput(UpdateAccountInput, req.body)),
+      await uc.accounts.updateAccount(pathParam(req, 'cust_id'), parseBody(UpdateAccountInput, req.body)),
     );
   });
 
   router.post(`${base}/customers/:cust_id/addresses`, async (req, res) => {
     const address = await uc.accounts.addAddress(
       pathParam(req, 'cust_id'),
-      parseInput(AddressInput, req.body),
+      parseBody(AddressInput, req.body),
     );
     res.status(201).json(addressResource(address));
   });
 
   router.patch(`${base}/customers/:cust_id/addresses/:id`, async (req, res) => {
-    const changes = parseInput(AddressChanges, req.body);
+    const changes = parseBody(AddressChanges, req.body);
     res.json(
       addressResource(
         await uc.accounts.updateAddress(pathParam(req, 'cust_id'), pathParam(req, 'id'), changes),
@@ -79,12 +84,12 @@ export function adminRoutes(uc: UseCases): Router {
   });
 
   router.post(`${base}/users`, async (req, res) => {
-    const { password, ...input } = parseInput(AdminCreateUser, req.body);
+    const { password, ...input } = parseBody(AdminCreateUser, req.body);
     res.status(201).json(userResource(await uc.operatorProvisioning.createShopper(input, password)));
   });
 
   router.patch(`${base}/users/:login`, async (req, res) => {
-    const changes = parseInput(UpdateUserRequest, req.body);
+    const changes = parseBody(UpdateUserRequest, req.body);
     res.json(userResource(await uc.shoppers.update(OPERATOR, pathParam(req, 'login'), changes)));
   });
 
@@ -97,7 +102,7 @@ export function adminRoutes(uc: UseCases): Router {
   });
 
   router.put(`${base}/users/:login/password`, async (req, res) => {
-    await uc.credentials.setPassword(pathParam(req, 'login'), parseInput(PasswordRequest, req.body).password);
+    await uc.credentials.setPassword(pathParam(req, 'login'), parseBody(PasswordRequest, req.body).password);
     res.status(204).end();
   });
 

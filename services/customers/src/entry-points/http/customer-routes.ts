@@ -1,9 +1,16 @@
 // GET /v1/customers and /v1/customers/{cust_id}: the token's account and its descendants.
-import { pathParam } from './path-params';
 import { Router } from 'express';
-import { identityOf, listEnvelope, pageOf, parseListParams, requestPath, requireScope } from '@ordering/http';
+import {
+  identityOf,
+  listEnvelope,
+  optionalQuery,
+  pageOf,
+  parseListParams,
+  pathParam,
+  requestPath,
+  requireScope,
+} from '@ordering/http';
 import type { UseCases } from '../../domain/use-cases';
-import { optionalQuery } from './query-params';
 
 export function customerRoutes(uc: UseCases): Router {
   const router = Router();

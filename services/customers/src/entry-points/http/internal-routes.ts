@@ -1,15 +1,18 @@
 // The internal API other services call (never routed by the gateway): credentials and JIT for the
 // auth service; users, accounts and reach for everyone.
-import { pathParam } from './path-params';
+import { parseBody, pathParam } from '@ordering/http';
+import { requestObject } from '@ordering/contracts';
 import { Router } from 'express';
 import { z } from 'zod';
-import { parseInput } from '../../domain/input-validation';
 import { userResource } from '../../domain/shopper';
 import type { UseCases } from '../../domain/use-cases';
 
-const VerifyRequest = z.object({ login: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
-const JitRequest = z.object({ email: z.email(), name: z.string().max(200).optional() });
-const PasswordWithTokenRequest = z.object({
+const VerifyRequest = requestObject({
+  login: z.string().min(1).max(320),
+  password: z.string().min(1).max(1024),
+});
+const JitRequest = requestObject({ email: z.email(), name: z.string().max(200).optional() });
+const PasswordWithTokenRequest = requestObject({
   token: z.string().min(1).max(200),
   password: z.string().max(1024),
 });
@@ -18,13 +21,13 @@ export function internalRoutes(uc: UseCases): Router {
   const router = Router();
 
   router.post('/internal/v1/credentials/verify', async (req, res) => {
-    const { login, password } = parseInput(VerifyRequest, req.body);
+    const { login, password } = parseBody(VerifyRequest, req.body);
     res.json({ user: userResource(await uc.credentials.verify(login, password)) });
   });
 
   /** The set-password page of a one-time link posts here. */
   router.post('/internal/v1/credentials/password', async (req, res) => {
-    const { token, password } = parseInput(PasswordWithTokenRequest, req.body);
+    const { token, password } = parseBody(PasswordWithTokenRequest, req.body);
     res.json({ user: userResource(await uc.credentials.setPasswordWithToken(token, password)) });
   });
 
@@ -33,7 +36,7 @@ export function internalRoutes(uc: UseCases): Router {
   });
 
   router.post('/internal/v1/users/jit', async (req, res) => {
-    const { email, name } = parseInput(JitRequest, req.body);
+    const { email, name } = parseBody(JitRequest, req.body);
     const { user, created } = await uc.jit.provision(email, name);
     res.status(created ? 201 : 200).json({ user: userResource(user), created });
   });

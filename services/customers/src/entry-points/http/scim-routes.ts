@@ -1,8 +1,14 @@
 // /scim/v2: the provisioning feed of identity providers (RFC 7644), authenticated like the API
 // (the gateway verifies the bearer token) with `users:write`; errors in the SCIM error format.
-import { pathParam } from './path-params';
-import express, { type ErrorRequestHandler, type Request, Router } from 'express';
-import { identityOf, requireIdentity, requireScope, toHttpAppError } from '@ordering/http';
+import { type ErrorRequestHandler, type Request, type Response, Router } from 'express';
+import {
+  identityOf,
+  jsonBody,
+  pathParam,
+  requireIdentity,
+  requireScope,
+  toHttpAppError,
+} from '@ordering/http';
 import { SCIM_ERROR_SCHEMA, ScimError, type ScimMetaContext } from '../../domain/scim-user-mapping';
 import type { UseCases } from '../../domain/use-cases';
 import { resourceTypes, schemas, serviceProviderConfig } from './scim-discovery';
@@ -52,11 +58,13 @@ export const scimErrors: ErrorRequestHandler = (err, req, res, next) => {
 
 export function scimRoutes(uc: UseCases, options: { identitySecret: string; baseUrl?: string }): Router {
   const router = Router();
-  const send = (res: express.Response, status: number, body: unknown) =>
+  const send = (res: Response, status: number, body: unknown) =>
     res.status(status).type(SCIM_CONTENT_TYPE).send(JSON.stringify(body));
   const callerOf = (req: Request) => ({ custId: identityOf(req).cust_id });
 
-  router.use('/scim/v2', express.json({ type: [SCIM_CONTENT_TYPE, 'application/json'], limit: '1mb' }));
+  // The shared JSON parser: unsafe text (NUL, lone surrogates) and deep nesting are refused
+  // (400 invalidValue through scimErrors) before any attribute is read.
+  router.use('/scim/v2', ...jsonBody({ type: [SCIM_CONTENT_TYPE, 'application/json'], limit: '1mb' }));
   router.use('/scim/v2', requireIdentity(options.identitySecret), requireScope('users:write'));
 
   router.get('/scim/v2/ServiceProviderConfig', (req, res) => {

@@ -1,14 +1,22 @@
 // /v1/users: shoppers of the token's account tree.
-import { pathParam } from './path-params';
 import { Router } from 'express';
 import { CreateUserRequest, USER_ROLES, USER_STATUSES, UpdateUserRequest } from '@ordering/contracts';
-import { identityOf, listEnvelope, pageOf, parseListParams, requestPath, requireScope } from '@ordering/http';
+import {
+  identityOf,
+  listEnvelope,
+  optionalEnumQuery,
+  optionalQuery,
+  pageOf,
+  parseBody,
+  parseListParams,
+  pathParam,
+  requestPath,
+  requireScope,
+} from '@ordering/http';
 import type { IdempotencyStore } from '../../data-access/idempotency-store';
-import { parseInput } from '../../domain/input-validation';
 import { userResource } from '../../domain/shopper';
 import type { UseCases } from '../../domain/use-cases';
 import { respondIdempotently } from './idempotent-create';
-import { optionalEnumQuery, optionalQuery } from './query-params';
 
 export function userRoutes(uc: UseCases, idempotency: IdempotencyStore): Router {
   const router = Router();
@@ -39,7 +47,7 @@ export function userRoutes(uc: UseCases, idempotency: IdempotencyStore): Router 
 
   router.post('/v1/users', canWrite, async (req, res) => {
     await respondIdempotently(idempotency, req, res, async (complete) => {
-      const input = parseInput(CreateUserRequest, req.body);
+      const input = parseBody(CreateUserRequest, req.body);
       const user = await uc.shoppers.create(actorOf(req), input, {
         beforeCommit: (tx, created) => complete(tx.trx, { status: 201, body: userResource(created) }),
       });
@@ -48,7 +56,7 @@ export function userRoutes(uc: UseCases, idempotency: IdempotencyStore): Router 
   });
 
   router.patch('/v1/users/:login', canWrite, async (req, res) => {
-    const changes = parseInput(UpdateUserRequest, req.body);
+    const changes = parseBody(UpdateUserRequest, req.body);
     res.json(userResource(await uc.shoppers.update(actorOf(req), pathParam(req, 'login'), changes)));
   });
 

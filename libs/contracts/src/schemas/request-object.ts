@@ -1,0 +1,9 @@
+// Request bodies are strict (decisions.md "Errors"): a field the API does not know is refused with
+// 422 `unknown_field` naming it, never dropped silently (a client sending `{"status": ...}` to a
+// PATCH that has no such field must learn that nothing changed). Every request body object, nested
+// ones included, is built with `requestObject`; the OpenAPI document then shows
+// `additionalProperties: false`. Resource schemas stay loose (`z.looseObject`): readers ignore
+// fields they do not know, so the API may add some within /v1.
+import { z } from '../zod';
+
+export const requestObject: typeof z.strictObject = (shape, params) => z.strictObject(shape, params);

@@ -1,0 +1,87 @@
+// Reading a request's input into values a use case can trust, with every refusal in the API's
+// error shape: a body against its zod contract (absent field 422 missing_required_field, unknown
+// field 422 unknown_field, malformed one 422 invalid_value, each naming `param`), path parameters
+// and query values. Unsafe text (NUL, lone surrogates) is refused by each of them, so that it
+// never reaches a database whatever route reads it.
+import type { Request } from 'express';
+import type { z } from 'zod';
+import { summarizeIssues } from '@ordering/contracts';
+import { InputError, MissingFieldError } from '@ordering/errors';
+import { assertSafeInput, isUnsafeText, printable, unsafeInputError } from './unsafe-text';
+
+/**
+ * The body parsed by `schema` (a request schema of @ordering/contracts, strict), or the API error
+ * for its first problem. An unknown field is reported before any other problem: it is the most
+ * likely cause of the others (a misspelt field name).
+ */
+export function parseBody<S extends z.ZodType>(schema: S, input: unknown, paramPrefix = ''): z.infer<S> {
+  if (paramPrefix === '' && (typeof input !== 'object' || input === null || Array.isArray(input))) {
+    throw new InputError('The request body must be a JSON object');
+  }
+  assertSafeInput(input, paramPrefix);
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = summarizeIssues(result.error, input);
+  const first = issues.find((i) => i.unknown) ?? issues[0];
+  const path = [paramPrefix, first?.path ?? ''].filter(Boolean).join('.') || undefined;
+  if (first?.unknown && path) {
+    throw new InputError(
+      `Unknown field: ${path}; this request accepts only the documented fields`,
+      path,
+      'unknown_field',
+    );
+  }
+  if (first?.missing && path) throw new MissingFieldError(path);
+  throw new InputError(
+    path ? `${path}: ${first?.message ?? 'invalid value'}` : (first?.message ?? 'Invalid value'),
+    path,
+  );
+}
+
+/** A named route parameter as a string; 422 invalid_value naming it when it holds unsafe text. */
+export function pathParam(req: Request, name: string): string {
+  const raw = (req.params as Record<string, unknown>)[name];
+  const value = typeof raw === 'string' ? raw : String(raw ?? '');
+  if (isUnsafeText(value)) throw unsafeInputError({ path: name, problem: 'unsafe_text' });
+  return value;
+}
+
+/** An optional single query value; a repeated, empty or unsafe one is 422 invalid_value naming it. */
+export function optionalQuery(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '')
+    throw new InputError(`${name} must be a single non-empty value`, name);
+  if (isUnsafeText(value)) throw unsafeInputError({ path: name, problem: 'unsafe_text' });
+  return value;
+}
+
+export function optionalEnumQuery<T extends string>(
+  query: Record<string, unknown>,
+  name: string,
+  allowed: readonly T[],
+): T | undefined {
+  const value = optionalQuery(query, name);
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new InputError(`${name} must be one of ${allowed.join(', ')}`, name);
+  }
+  return value as T;
+}
+
+/**
+ * Refuses a request whose query string holds unsafe text in a name or a value (422 invalid_value,
+ * `param` = the query parameter), whatever the route reads later.
+ */
+export function assertSafeQuery(query: unknown): void {
+  if (typeof query !== 'object' || query === null) return;
+  for (const [name, value] of Object.entries(query as Record<string, unknown>)) {
+    if (isUnsafeText(name)) throw unsafeInputError({ path: printable(name), problem: 'unsafe_text' });
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values) {
+      if (typeof v === 'string' && isUnsafeText(v))
+        throw unsafeInputError({ path: name, problem: 'unsafe_text' });
+      if (typeof v === 'object' && v !== null) assertSafeInput(v, name);
+    }
+  }
+}

@@ -1,0 +1,73 @@
+// The auth service and the gateway as their own processes, wired to each other and to a customers
+// service, as `./dev up` runs them: the gateway verifies the auth service's tokens (its JWKS and
+// issuer), both share the Redis key prefix of the denylist, and every process the internal secret.
+import { freePort, startServiceProcess, type ServiceProcess } from './service-process';
+
+export interface AuthProcessOptions {
+  databaseUrl: string;
+  brokers: string;
+  secret: string;
+  customersUrl: string;
+  audience: string;
+  redisPrefix: string;
+  consumerGroup: string;
+  /** Extra environment (e.g. KAFKA_FROM_BEGINNING, SIGN_IN_MAX_FAILURES). */
+  env?: Record<string, string>;
+}
+
+/** The auth service on a port chosen first, so that its issuer URL is known before it starts. */
+export async function startAuthProcess(
+  options: AuthProcessOptions,
+): Promise<ServiceProcess & { issuer: string }> {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const auth = await startServiceProcess(
+    'services/auth',
+    {
+      DATABASE_URL: options.databaseUrl,
+      KAFKA_BROKERS: options.brokers,
+      KAFKA_CONSUMER_GROUP: options.consumerGroup,
+      INTERNAL_IDENTITY_SECRET: options.secret,
+      CUSTOMERS_URL: options.customersUrl,
+      AUTH_ISSUER: issuer,
+      API_AUDIENCE: options.audience,
+      REDIS_KEY_PREFIX: options.redisPrefix,
+      ...options.env,
+    },
+    { port },
+  );
+  return Object.assign(auth, { issuer });
+}
+
+/** The gateway in front of the customers service (the other services are not running: 503). */
+export function startGatewayProcess(options: {
+  issuer: string;
+  jwksUrl?: string;
+  audience: string;
+  secret: string;
+  customersUrl: string;
+  redisPrefix: string;
+}): Promise<ServiceProcess> {
+  return startServiceProcess('gateway', {
+    AUTH_JWKS_URL: options.jwksUrl ?? `${options.issuer}/oauth/jwks.json`,
+    AUTH_ISSUER: options.issuer,
+    API_AUDIENCE: options.audience,
+    INTERNAL_IDENTITY_SECRET: options.secret,
+    CUSTOMERS_URL: options.customersUrl,
+    REDIS_KEY_PREFIX: options.redisPrefix,
+  });
+}
+
+/** The customers service (a cheap password hash: tests sign in often). */
+export function startCustomersProcess(options: {
+  databaseUrl: string;
+  brokers: string;
+  secret: string;
+}): Promise<ServiceProcess> {
+  return startServiceProcess('services/customers', {
+    DATABASE_URL: options.databaseUrl,
+    KAFKA_BROKERS: options.brokers,
+    INTERNAL_IDENTITY_SECRET: options.secret,
+    PASSWORD_HASH_COST: '10',
+  });
+}
