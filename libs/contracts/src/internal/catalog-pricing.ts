@@ -4,15 +4,16 @@
 // nearest price list in the account's lineage, else the base tiers) and `line_total =
 // unit_price.amount * quantity`, or the reason it cannot be ordered. An unknown account is 404.
 import { Money } from '../schemas/common-schemas';
+import { requestObject } from '../schemas/request-object';
 import { z } from '../zod';
 
 export const PRICE_LINE_ERRORS = ['invalid_item', 'item_unavailable'] as const;
 export type PriceLineError = (typeof PRICE_LINE_ERRORS)[number];
 
-export const PriceLinesRequest = z.object({
+export const PriceLinesRequest = requestObject({
   cust_id: z.string().min(1),
   lines: z
-    .array(z.object({ item_code: z.string().min(1), quantity: z.int().min(1) }))
+    .array(requestObject({ item_code: z.string().min(1), quantity: z.int().min(1) }))
     .min(1)
     .max(100),
 });
