@@ -5,12 +5,15 @@
 //   KAFKA_TOPICS                    comma-separated topic names (libs/contracts ALL_TOPICS)
 //   KAFKA_TOPIC_PARTITIONS          partitions of a new topic
 //   KAFKA_TOPIC_REPLICATION_FACTOR  replicas of a new topic
+//   KAFKA_SSL, KAFKA_SSL_CA_FILE, KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD
+//                                   TLS and SASL, read as libs/messaging kafka-security.ts reads them
 //   APP_DIR                         where the image's node_modules are (default /app)
 /* eslint-disable @typescript-eslint/no-require-imports, no-console -- a CommonJS script that node runs in the image, reporting on stdout */
 'use strict';
 const path = require('node:path');
 const { createRequire } = require('node:module');
 
+const fs = require('node:fs');
 const { Kafka, logLevel } = createRequire(path.join(process.env.APP_DIR || '/app', 'start.js'))('kafkajs');
 
 const list = (value) =>
@@ -25,6 +28,20 @@ function positive(name) {
   return value;
 }
 
+/** kafkajs ssl and sasl options (the services' own reading is libs/messaging kafka-security.ts). */
+function security() {
+  const options = {};
+  if (process.env.KAFKA_SSL_CA_FILE) options.ssl = { ca: [fs.readFileSync(process.env.KAFKA_SSL_CA_FILE, 'utf8')] };
+  else if (/^(true|1|yes)$/i.test(process.env.KAFKA_SSL || '')) options.ssl = true;
+  const mechanism = (process.env.KAFKA_SASL_MECHANISM || '').toLowerCase();
+  if (mechanism) {
+    const { KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = process.env;
+    if (!username || !password) throw new Error('KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD are required');
+    options.sasl = { mechanism, username, password };
+  }
+  return options;
+}
+
 async function main() {
   const brokers = list(process.env.KAFKA_BROKERS);
   const topics = list(process.env.KAFKA_TOPICS);
@@ -33,7 +50,7 @@ async function main() {
   const numPartitions = positive('KAFKA_TOPIC_PARTITIONS');
   const replicationFactor = positive('KAFKA_TOPIC_REPLICATION_FACTOR');
 
-  const admin = new Kafka({ clientId: 'ordering-topics', brokers, logLevel: logLevel.WARN }).admin();
+  const admin = new Kafka({ clientId: 'ordering-topics', brokers, logLevel: logLevel.WARN, ...security() }).admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
