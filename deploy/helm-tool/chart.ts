@@ -61,7 +61,9 @@ export function plainManifests(environment: Environment): string {
     `# Generated from the Helm chart deploy/helm/ordering with values-${environment}.yaml by`,
     '# `pnpm render-manifests`: do not edit (a test fails when this file and the chart drift). Helm hooks',
     '# are off here: each process migrates its database at start, before it listens, and the topic Job',
-    '# is an ordinary Job. Applied with the thin kustomization beside it: kubectl apply -k k8s/' + environment + '.',
+    '# is an ordinary Job. Applied with the thin kustomization beside it: kubectl apply -k k8s/' +
+      environment +
+      '.',
     '',
   ].join('\n');
   return header + templateChart(environment, { set: ['helmHooks=false'] });

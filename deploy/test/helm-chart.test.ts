@@ -29,7 +29,14 @@ const everyProcess = chartProcesses().map((p) => `processes.${p.name}.enabled=tr
 
 /** Helm's answer to rendering the production values with `set`: its exit status and message. */
 const attempt = (...set: string[]) =>
-  helm(['template', 'ordering', chartDir, '-f', ENVIRONMENTS.production.values, ...set.flatMap((s) => ['--set', s])]);
+  helm([
+    'template',
+    'ordering',
+    chartDir,
+    '-f',
+    ENVIRONMENTS.production.values,
+    ...set.flatMap((s) => ['--set', s]),
+  ]);
 
 const find = (objects: K8sObject[], kind: string, name: string) => {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
@@ -76,14 +83,34 @@ describe('values Helm refuses at install', () => {
     ['a misspelt setting of a process', 'processes.gateway.replica=3', "additional properties 'replica'"],
     ['negative replicas', 'processes.customers.replicas=-1', "at '/processes/customers/replicas'"],
     ['a host with a scheme', 'hosts.api=https://api.example', "at '/hosts/api'"],
-    ['a public host that is neither api nor auth', 'processes.webhooks.publicHost=www', "at '/processes/webhooks/publicHost'"],
+    [
+      'a public host that is neither api nor auth',
+      'processes.webhooks.publicHost=www',
+      "at '/processes/webhooks/publicHost'",
+    ],
     ['a SASL mechanism kafkajs does not speak', 'kafka.sasl.mechanism=gssapi', "at '/kafka/sasl/mechanism'"],
-    ['a PostgreSQL TLS mode libs/db does not know', 'postgresql.tls.mode=prefer', "at '/postgresql/tls/mode'"],
+    [
+      'a PostgreSQL TLS mode libs/db does not know',
+      'postgresql.tls.mode=prefer',
+      "at '/postgresql/tls/mode'",
+    ],
     ['a topic creation mode', 'kafka.topics.create=auto', "at '/kafka/topics/create'"],
     ['a malformed broker list', 'kafka.brokers=kafka', "at '/kafka/brokers'"],
-    ['a CPU quantity', 'processes.gateway.resources.limits.cpu=lots', "at '/processes/gateway/resources/limits/cpu'"],
-    ['a privileged container', 'containerSecurityContext.allowPrivilegeEscalation=true', "at '/containerSecurityContext/allowPrivilegeEscalation'"],
-    ['a call to a process that does not exist', 'processes.orders.calls={payments}', 'processes.orders.calls names "payments"'],
+    [
+      'a CPU quantity',
+      'processes.gateway.resources.limits.cpu=lots',
+      "at '/processes/gateway/resources/limits/cpu'",
+    ],
+    [
+      'a privileged container',
+      'containerSecurityContext.allowPrivilegeEscalation=true',
+      "at '/containerSecurityContext/allowPrivilegeEscalation'",
+    ],
+    [
+      'a call to a process that does not exist',
+      'processes.orders.calls={payments}',
+      'processes.orders.calls names "payments"',
+    ],
     ['two processes on one public host', 'processes.customers.publicHost=api', 'both serve the api host'],
     ['the topic Job in an image without Kafka', 'kafka.topics.jobImageOf=gateway', 'kafka.topics.jobImageOf'],
   ])('%s (%s)', (_what, set, message) => {
@@ -115,15 +142,23 @@ describe('optional operator resources', () => {
     const objects = renderChart<K8sObject>('production', {
       set: ['postgresql.cloudnativepg.enabled=true', ...everyProcess],
     });
-    const withDatabase = chartProcesses().filter((p) => p.needs.postgresql).map((p) => p.name);
+    const withDatabase = chartProcesses()
+      .filter((p) => p.needs.postgresql)
+      .map((p) => p.name);
     const clusters = objects.filter((o) => o.kind === 'Cluster');
     expect(clusters.map((c) => c.metadata.name).sort()).toEqual(withDatabase.map((n) => `${n}-db`).sort());
     for (const cluster of clusters) {
       expect(cluster.apiVersion).toBe('postgresql.cnpg.io/v1');
-      expect(cluster.spec).toMatchObject({ instances: 3, bootstrap: { initdb: { database: 'app', owner: 'app' } } });
+      expect(cluster.spec).toMatchObject({
+        instances: 3,
+        bootstrap: { initdb: { database: 'app', owner: 'app' } },
+      });
     }
     for (const name of withDatabase) {
-      for (const workload of [find(objects, 'Deployment', name), find(objects, 'Job', `${name}-migrations`)]) {
+      for (const workload of [
+        find(objects, 'Deployment', name),
+        find(objects, 'Job', `${name}-migrations`),
+      ]) {
         const url = workload.spec.template.spec.containers[0].env.find((e: any) => e.name === 'DATABASE_URL');
         expect(url.valueFrom.secretKeyRef).toEqual({ name: `${name}-db-app`, key: 'uri' });
       }
@@ -153,10 +188,12 @@ describe('TLS and SASL to managed Kafka, PostgreSQL and Redis', () => {
     const pod = workload.spec.template.spec;
     const c = pod.containers[0];
     const env: Record<string, string> = {};
-    for (const from of c.envFrom ?? []) Object.assign(env, find(objects, 'ConfigMap', from.configMapRef.name).data);
+    for (const from of c.envFrom ?? [])
+      Object.assign(env, find(objects, 'ConfigMap', from.configMapRef.name).data);
     for (const e of c.env ?? []) {
       if (e.value !== undefined) env[e.name] = e.value;
-      else if (e.valueFrom?.secretKeyRef) env[e.name] = `${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`;
+      else if (e.valueFrom?.secretKeyRef)
+        env[e.name] = `${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`;
     }
     for (const [key, value] of Object.entries(env)) {
       if (!key.endsWith('_CA_FILE')) continue;
@@ -175,11 +212,17 @@ describe('TLS and SASL to managed Kafka, PostgreSQL and Redis', () => {
 
   it('every process and Job that uses Kafka gets TLS with the CA and SASL credentials, as libs/messaging reads them', () => {
     const kafkaUsers = workloads().filter((w) => environmentOf(w).KAFKA_BROKERS);
-    expect(kafkaUsers.map((w) => w.metadata.name)).toEqual(expect.arrayContaining(['auth', 'customers', 'webhooks', 'kafka-topics']));
+    expect(kafkaUsers.map((w) => w.metadata.name)).toEqual(
+      expect.arrayContaining(['auth', 'customers', 'webhooks', 'kafka-topics']),
+    );
     for (const workload of kafkaUsers) {
       expect(kafkaSecurityFromEnv(environmentOf(workload))).toEqual({
         ssl: { ca: [PEM] },
-        sasl: { mechanism: 'scram-sha-512', username: 'ordering-kafka/KAFKA_SASL_USERNAME', password: 'ordering-kafka/KAFKA_SASL_PASSWORD' },
+        sasl: {
+          mechanism: 'scram-sha-512',
+          username: 'ordering-kafka/KAFKA_SASL_USERNAME',
+          password: 'ordering-kafka/KAFKA_SASL_PASSWORD',
+        },
       });
     }
   });
@@ -187,7 +230,14 @@ describe('TLS and SASL to managed Kafka, PostgreSQL and Redis', () => {
   it('every process with a database (and its migration Job) verifies the server with the CA, as libs/db reads it', () => {
     const dbUsers = workloads().filter((w) => environmentOf(w).DATABASE_URL);
     expect(dbUsers.map((w) => w.metadata.name).sort()).toEqual(
-      ['auth', 'auth-migrations', 'customers', 'customers-migrations', 'webhooks', 'webhooks-migrations'].sort(),
+      [
+        'auth',
+        'auth-migrations',
+        'customers',
+        'customers-migrations',
+        'webhooks',
+        'webhooks-migrations',
+      ].sort(),
     );
     for (const workload of dbUsers) {
       expect(databaseTlsFromEnv(environmentOf(workload))).toEqual({ rejectUnauthorized: true, ca: PEM });
@@ -227,29 +277,48 @@ describe('room for metrics', () => {
     expect(find(objects, 'PrometheusRule', 'ordering').spec.groups[0].rules[0].alert).toBe('Example');
     const plain = renderChart<K8sObject>('production');
     expect(plain.some((o) => o.kind === 'PrometheusRule')).toBe(false);
-    expect(find(plain, 'Deployment', 'customers').spec.template.metadata.annotations['prometheus.io/scrape']).toBeUndefined();
+    expect(
+      find(plain, 'Deployment', 'customers').spec.template.metadata.annotations['prometheus.io/scrape'],
+    ).toBeUndefined();
   });
 });
 
 describe('NOTES.txt', () => {
-  it.each(ENVIRONMENT_NAMES)('%s: names every Secret the release references, the public hosts and the next steps', (environment) => {
-    const result = helm(['install', 'ordering', chartDir, '--dry-run=client', '-n', ENVIRONMENTS[environment].namespace, '-f', ENVIRONMENTS[environment].values]);
-    expect(result.status).toBe(0);
-    const notes = result.stdout.slice(result.stdout.indexOf('NOTES:'));
-    const objects = renderChart<K8sObject>(environment);
-    const referenced = new Set<string>();
-    for (const w of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
-      for (const e of w.spec.template.spec.containers[0].env ?? []) {
-        if (e.valueFrom?.secretKeyRef) referenced.add(e.valueFrom.secretKeyRef.name);
+  it.each(ENVIRONMENT_NAMES)(
+    '%s: names every Secret the release references, the public hosts and the next steps',
+    (environment) => {
+      const result = helm([
+        'install',
+        'ordering',
+        chartDir,
+        '--dry-run=client',
+        '-n',
+        ENVIRONMENTS[environment].namespace,
+        '-f',
+        ENVIRONMENTS[environment].values,
+      ]);
+      expect(result.status).toBe(0);
+      const notes = result.stdout.slice(result.stdout.indexOf('NOTES:'));
+      const objects = renderChart<K8sObject>(environment);
+      const referenced = new Set<string>();
+      for (const w of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
+        for (const e of w.spec.template.spec.containers[0].env ?? []) {
+          if (e.valueFrom?.secretKeyRef) referenced.add(e.valueFrom.secretKeyRef.name);
+        }
       }
-    }
-    for (const tls of find(objects, 'Ingress', 'ordering').spec.tls) referenced.add(tls.secretName);
-    for (const secret of referenced) expect(`${secret}: ${notes.includes(secret)}`).toBe(`${secret}: true`);
-    const hosts = environment === 'production' ? ['api.ordering.example', 'auth.ordering.example'] : ['api.test.ordering.example', 'auth.test.ordering.example'];
-    for (const host of hosts) expect(notes).toContain(`https://${host}`);
-    expect(notes).toContain(`kubectl -n ${ENVIRONMENTS[environment].namespace} rollout status deploy/gateway`);
-    expect(notes).toContain('docs/operations.md');
-  });
+      for (const tls of find(objects, 'Ingress', 'ordering').spec.tls) referenced.add(tls.secretName);
+      for (const secret of referenced) expect(`${secret}: ${notes.includes(secret)}`).toBe(`${secret}: true`);
+      const hosts =
+        environment === 'production'
+          ? ['api.ordering.example', 'auth.ordering.example']
+          : ['api.test.ordering.example', 'auth.test.ordering.example'];
+      for (const host of hosts) expect(notes).toContain(`https://${host}`);
+      expect(notes).toContain(
+        `kubectl -n ${ENVIRONMENTS[environment].namespace} rollout status deploy/gateway`,
+      );
+      expect(notes).toContain('docs/operations.md');
+    },
+  );
 });
 
 describe('the chart knows every process of the workspace', () => {
@@ -263,6 +332,7 @@ describe('the chart knows every process of the workspace', () => {
   });
 
   it('no process is enabled by default before its package has landed (there would be no image)', () => {
-    for (const p of chartProcesses().filter((x) => x.enabled)) expect(`${p.name}: ${landed(p)}`).toBe(`${p.name}: true`);
+    for (const p of chartProcesses().filter((x) => x.enabled))
+      expect(`${p.name}: ${landed(p)}`).toBe(`${p.name}: true`);
   });
 });

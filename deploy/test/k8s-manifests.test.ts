@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadAuthConfig } from '@ordering/auth-service';
 import { ALL_TOPICS } from '@ordering/contracts';
-import { kafkaSecurityFromEnv } from '@ordering/messaging';
 import { chartDir } from '../helm-tool/chart';
 import { type EnvSchema, chartProcesses, envSchemaOf, landed } from './support/chart-processes';
 import { type K8sObject, renderings } from './support/renderings';
@@ -27,11 +26,12 @@ const SHUTDOWN_BOUND_SECONDS = 15;
  * environment schema (found by convention, chart-processes.ts), so a new service is checked as
  * soon as services/<name> exists.
  */
-const PROCESSES: Record<string, { package: string; schema: EnvSchema; migrations: boolean }> = Object.fromEntries(
-  chartProcesses()
-    .filter(landed)
-    .map((p) => [p.name, { package: p.package, schema: envSchemaOf(p), migrations: p.migrations }]),
-);
+const PROCESSES: Record<string, { package: string; schema: EnvSchema; migrations: boolean }> =
+  Object.fromEntries(
+    chartProcesses()
+      .filter(landed)
+      .map((p) => [p.name, { package: p.package, schema: envSchemaOf(p), migrations: p.migrations }]),
+  );
 const NAMES = Object.keys(PROCESSES);
 
 // Loosely typed views of the rendered objects (validated against the real schemas separately).
@@ -250,7 +250,9 @@ describe.each(renderings().map((r) => [r.label, r] as const))('%s', (_label, ren
   const workloads = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
 
   it('runs every landed process, the topic Job and (with Helm) a migration Job per database, nothing else', () => {
-    const migrationJobs = plain ? [] : NAMES.filter((n) => PROCESSES[n]!.migrations).map((n) => `Job/${n}-migrations`);
+    const migrationJobs = plain
+      ? []
+      : NAMES.filter((n) => PROCESSES[n]!.migrations).map((n) => `Job/${n}-migrations`);
     expect(workloads.map((w) => `${w.kind}/${w.metadata.name}`).sort()).toEqual(
       [...NAMES.map((n) => `Deployment/${n}`), 'Job/kafka-topics', ...migrationJobs].sort(),
     );
@@ -272,7 +274,10 @@ describe.each(renderings().map((r) => [r.label, r] as const))('%s', (_label, ren
       const hookWeight = (o: K8sObject) => Number(o.metadata.annotations?.['helm.sh/hook-weight'] ?? 0);
       // What the Job needs exists before it: its ServiceAccount and network policy are earlier hooks.
       const pod = job.spec.template.spec;
-      for (const before of [find(objects, 'ServiceAccount', pod.serviceAccountName), find(objects, 'NetworkPolicy', 'migrations')]) {
+      for (const before of [
+        find(objects, 'ServiceAccount', pod.serviceAccountName),
+        find(objects, 'NetworkPolicy', 'migrations'),
+      ]) {
         expect(before.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
         expect(hookWeight(before)).toBeLessThan(hookWeight(job));
       }

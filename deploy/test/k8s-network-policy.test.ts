@@ -138,7 +138,11 @@ const USES: Record<Process, { pg: boolean; kafka: boolean; redis: boolean }> = {
   webhooks: { pg: true, kafka: true, redis: false },
 };
 
-const enabledByDefault = new Set(chartProcesses().filter((p) => p.enabled).map((p) => p.name));
+const enabledByDefault = new Set(
+  chartProcesses()
+    .filter((p) => p.enabled)
+    .map((p) => p.name),
+);
 const everyProcess = ALL_PROCESSES.map((name) => `processes.${name}.enabled=true`);
 
 describe.each(
@@ -274,7 +278,9 @@ describe.each(
       return;
     }
     expect(jobs.map((j) => j.metadata.name).sort()).toEqual(
-      PROCESSES.filter((p) => USES[p].pg).map((p) => `${p}-migrations`).sort(),
+      PROCESSES.filter((p) => USES[p].pg)
+        .map((p) => `${p}-migrations`)
+        .sort(),
     );
     for (const job of jobs) {
       const pod: Endpoint = { namespace: ns, labels: job.spec.template.metadata.labels, ip: '10.244.0.60' };
@@ -284,10 +290,12 @@ describe.each(
       expect(`${id} ${canConnect(policies, pod, kafka, '9092')}`).toBe(`${id} false`);
       expect(`${id} ${canConnect(policies, pod, redis, '6379')}`).toBe(`${id} false`);
       for (const name of PROCESSES) {
-        expect(`${id} -> ${name} ${canConnect(policies, pod, pods[name], 'http')}`).toBe(`${id} -> ${name} false`);
-        expect(`${name} -> ${id} ${canConnect(policies, pods[name], { ...pod, ports: { http: 8080 } }, 'http')}`).toBe(
-          `${name} -> ${id} false`,
+        expect(`${id} -> ${name} ${canConnect(policies, pod, pods[name], 'http')}`).toBe(
+          `${id} -> ${name} false`,
         );
+        expect(
+          `${name} -> ${id} ${canConnect(policies, pods[name], { ...pod, ports: { http: 8080 } }, 'http')}`,
+        ).toBe(`${name} -> ${id} false`);
       }
     }
   });

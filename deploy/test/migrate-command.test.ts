@@ -56,7 +56,9 @@ async function appliedMigrations(database: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: withDatabase(PG_ADMIN_URL, database) });
   await client.connect();
   try {
-    return (await client.query('select name from knex_migrations order by id')).rows.map((r) => r.name as string);
+    return (await client.query('select name from knex_migrations order by id')).rows.map(
+      (r) => r.name as string,
+    );
   } finally {
     await client.end();
   }
@@ -71,26 +73,36 @@ describe.each(processes.map((p) => [p.name, p] as const))('%s', (name, p) => {
   databases.push(database);
   const dist = path.join(repoRoot, p.package, 'dist');
 
-  it.concurrent("the Job's command creates and migrates the database, then exits 0; again, it changes nothing", async () => {
-    const { command, env } = migrationJob(name, database);
-    const [node, ...args] = command;
-    expect(node).toBe('node');
-    const first = await run(process.execPath, args, { cwd: dist, env, timeout: 30_000 });
-    expect(known[name]!.length).toBeGreaterThan(0);
-    expect(await appliedMigrations(database)).toEqual(known[name]);
-    expect(first.stdout).toContain('database migrated');
-    const second = await run(process.execPath, args, { cwd: dist, env, timeout: 30_000 });
-    expect(second.stdout).toContain('database already up to date');
-    expect(await appliedMigrations(database)).toEqual(known[name]);
-  });
+  it.concurrent(
+    "the Job's command creates and migrates the database, then exits 0; again, it changes nothing",
+    async () => {
+      const { command, env } = migrationJob(name, database);
+      const [node, ...args] = command;
+      expect(node).toBe('node');
+      const first = await run(process.execPath, args, { cwd: dist, env, timeout: 30_000 });
+      expect(known[name]!.length).toBeGreaterThan(0);
+      expect(await appliedMigrations(database)).toEqual(known[name]);
+      expect(first.stdout).toContain('database migrated');
+      const second = await run(process.execPath, args, { cwd: dist, env, timeout: 30_000 });
+      expect(second.stdout).toContain('database already up to date');
+      expect(await appliedMigrations(database)).toEqual(known[name]);
+    },
+  );
 
-  it.concurrent('an argument the process does not know exits 2 at once, without starting the service', async () => {
-    const { env } = migrationJob(name, database);
-    const failed = await run(process.execPath, ['start.js', 'migrat'], { cwd: dist, env, timeout: 30_000 }).then(
-      () => ({ code: 0, stderr: '' }),
-      (err: { code: number; stderr: string }) => err,
-    );
-    expect(failed.code).toBe(2);
-    expect(failed.stderr).toContain('usage: node start.js [migrate]');
-  });
+  it.concurrent(
+    'an argument the process does not know exits 2 at once, without starting the service',
+    async () => {
+      const { env } = migrationJob(name, database);
+      const failed = await run(process.execPath, ['start.js', 'migrat'], {
+        cwd: dist,
+        env,
+        timeout: 30_000,
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect(failed.code).toBe(2);
+      expect(failed.stderr).toContain('usage: node start.js [migrate]');
+    },
+  );
 });

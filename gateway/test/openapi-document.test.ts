@@ -138,7 +138,10 @@ describe('security', () => {
     const listed = openApiDocument(ROUTES, {
       authIssuer: AUTH,
       publicBaseUrl: 'https://api.test.ordering.example',
-      environments: { production: 'https://api.ordering.example/v1', test: 'https://api.test.ordering.example/v1/' },
+      environments: {
+        production: 'https://api.ordering.example/v1',
+        test: 'https://api.test.ordering.example/v1/',
+      },
     }) as Json;
     expect(listed.servers).toEqual([
       { url: 'https://api.test.ordering.example', description: 'Test environment' },

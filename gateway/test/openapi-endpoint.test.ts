@@ -21,7 +21,10 @@ describe('GET /v1/openapi.json', () => {
         authIssuer: h.issuer.issuer,
         publicBaseUrl: 'https://api.ordering.test',
         // The default API bases of the two environments.
-        environments: { production: 'https://api.ordering.example/v1', test: 'https://api.test.ordering.example/v1' },
+        environments: {
+          production: 'https://api.ordering.example/v1',
+          test: 'https://api.test.ordering.example/v1',
+        },
       }),
     );
     expect(res.body.servers.map((s: { url: string }) => s.url)).toEqual([

@@ -4,7 +4,13 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { ENVIRONMENTS, ENVIRONMENT_NAMES, type Environment, renderChart, repoRoot } from '../../helm-tool/chart';
+import {
+  ENVIRONMENTS,
+  ENVIRONMENT_NAMES,
+  type Environment,
+  renderChart,
+  repoRoot,
+} from '../../helm-tool/chart';
 import { enableLanded } from './chart-processes';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -34,12 +40,17 @@ export interface Rendering {
 export function renderPlain(environment: Environment): K8sObject[] {
   let yaml: string;
   try {
-    yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', environment)], { encoding: 'utf8' });
+    yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', environment)], {
+      encoding: 'utf8',
+    });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error('kubectl is not on PATH: these tests render k8s/ with `kubectl kustomize` (Debian package kubectl)', {
-        cause: err,
-      });
+      throw new Error(
+        'kubectl is not on PATH: these tests render k8s/ with `kubectl kustomize` (Debian package kubectl)',
+        {
+          cause: err,
+        },
+      );
     }
     throw err;
   }

@@ -16,7 +16,8 @@ export function databaseTlsFromEnv(env: NodeJS.ProcessEnv = process.env): false 
     throw new Error(`DATABASE_SSL_MODE must be one of ${DATABASE_SSL_MODES.join(', ')}, got '${mode}'`);
   }
   const caFile = env.DATABASE_SSL_CA_FILE;
-  if (caFile && mode !== 'verify-full') throw new Error('DATABASE_SSL_CA_FILE needs DATABASE_SSL_MODE=verify-full');
+  if (caFile && mode !== 'verify-full')
+    throw new Error('DATABASE_SSL_CA_FILE needs DATABASE_SSL_MODE=verify-full');
   if (mode === 'disable') return false;
   if (mode === 'require') return { rejectUnauthorized: false };
   if (!caFile) return { rejectUnauthorized: true };

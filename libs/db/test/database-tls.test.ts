@@ -32,9 +32,9 @@ describe('databaseTlsFromEnv', () => {
     expect(() => databaseTlsFromEnv({ DATABASE_SSL_MODE: 'prefer' })).toThrow(
       "DATABASE_SSL_MODE must be one of disable, require, verify-full, got 'prefer'",
     );
-    expect(() => databaseTlsFromEnv({ DATABASE_SSL_MODE: 'require', DATABASE_SSL_CA_FILE: '/ca.crt' })).toThrow(
-      'DATABASE_SSL_CA_FILE needs DATABASE_SSL_MODE=verify-full',
-    );
+    expect(() =>
+      databaseTlsFromEnv({ DATABASE_SSL_MODE: 'require', DATABASE_SSL_CA_FILE: '/ca.crt' }),
+    ).toThrow('DATABASE_SSL_CA_FILE needs DATABASE_SSL_MODE=verify-full');
   });
 });
 
@@ -48,7 +48,12 @@ describe('the database clients read the settings from the environment', () => {
   it('the pool asks the server for TLS, which this server (ssl off) refuses; without the setting it connects', async () => {
     process.env.DATABASE_SSL_MODE = 'require';
     const quiet = { warn: () => {}, error: () => {}, debug: () => {} };
-    const tls = createKnex({ url: ADMIN_URL, service: 'tls-test', acquireConnectionTimeoutMs: 3000, logger: quiet });
+    const tls = createKnex({
+      url: ADMIN_URL,
+      service: 'tls-test',
+      acquireConnectionTimeoutMs: 3000,
+      logger: quiet,
+    });
     try {
       await expect(tls.raw('select 1')).rejects.toThrow(/does not support SSL/);
     } finally {

@@ -5,7 +5,10 @@ import {
   Partitioners,
   logLevel,
   type KafkaConfig,
-  type LogEntry, type Producer, type RetryOptions } from 'kafkajs';
+  type LogEntry,
+  type Producer,
+  type RetryOptions,
+} from 'kafkajs';
 import { type KafkaSecurity, kafkaSecurityFromEnv } from './kafka-security';
 import type { MessagingLogger } from './logger';
 

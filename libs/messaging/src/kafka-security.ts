@@ -42,7 +42,9 @@ export function kafkaSecurityFromEnv(env: NodeJS.ProcessEnv = process.env): Kafk
   const mechanism = env.KAFKA_SASL_MECHANISM?.toLowerCase();
   if (mechanism) {
     if (!SASL_MECHANISMS.includes(mechanism as SaslMechanism)) {
-      throw new Error(`KAFKA_SASL_MECHANISM must be one of ${SASL_MECHANISMS.join(', ')}, got '${mechanism}'`);
+      throw new Error(
+        `KAFKA_SASL_MECHANISM must be one of ${SASL_MECHANISMS.join(', ')}, got '${mechanism}'`,
+      );
     }
     const username = env.KAFKA_SASL_USERNAME;
     const password = env.KAFKA_SASL_PASSWORD;

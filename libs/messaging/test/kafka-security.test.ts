@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-const testBrokers = () => (process.env.KAFKA_BROKERS ?? `127.0.0.1:${process.env.TEST_KAFKA_PORT ?? 29092}`).split(',');
+const testBrokers = () =>
+  (process.env.KAFKA_BROKERS ?? `127.0.0.1:${process.env.TEST_KAFKA_PORT ?? 29092}`).split(',');
 import { createKafka, kafkaConfig, kafkaSecurityFromEnv } from '../src';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n';
@@ -21,14 +22,18 @@ describe('kafkaSecurityFromEnv', () => {
     const file = path.join(dir, 'ca.crt');
     fs.writeFileSync(file, PEM);
     try {
-      expect(kafkaSecurityFromEnv({ KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: file })).toEqual({ ssl: { ca: [PEM] } });
+      expect(kafkaSecurityFromEnv({ KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: file })).toEqual({
+        ssl: { ca: [PEM] },
+      });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     expect(() => kafkaSecurityFromEnv({ KAFKA_SSL_CA_FILE: '/nonexistent/ca.crt' })).toThrow(
       'KAFKA_SSL_CA_FILE: cannot read /nonexistent/ca.crt',
     );
-    expect(() => kafkaSecurityFromEnv({ KAFKA_SSL: 'maybe' })).toThrow("KAFKA_SSL must be true or false, got 'maybe'");
+    expect(() => kafkaSecurityFromEnv({ KAFKA_SSL: 'maybe' })).toThrow(
+      "KAFKA_SSL must be true or false, got 'maybe'",
+    );
   });
 
   it('passes SASL credentials for the mechanisms kafkajs speaks, and refuses others or missing ones', () => {
@@ -70,7 +75,11 @@ describe('createKafka reads the settings from the environment', () => {
     process.env.KAFKA_SASL_MECHANISM = 'plain';
     process.env.KAFKA_SASL_USERNAME = 'someone';
     process.env.KAFKA_SASL_PASSWORD = 'wrong';
-    const admin = createKafka({ clientId: 'sasl-test', brokers: testBrokers(), retry: { retries: 0 } }).admin();
+    const admin = createKafka({
+      clientId: 'sasl-test',
+      brokers: testBrokers(),
+      retry: { retries: 0 },
+    }).admin();
     await expect(admin.connect()).rejects.toThrow(/SASL|sasl/);
     await admin.disconnect();
   });

@@ -89,7 +89,11 @@ export async function buildAuthService(
     logger,
     migrations,
   });
-  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2, ...redisTlsFromEnv() });
+  const redis = new Redis(config.REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 2,
+    ...redisTlsFromEnv(),
+  });
   let kafkaHealth: KafkaHealth | undefined;
   const close = async () => {
     await kafkaHealth?.stop().catch(() => {});

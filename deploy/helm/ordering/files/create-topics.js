@@ -31,7 +31,8 @@ function positive(name) {
 /** kafkajs ssl and sasl options (the services' own reading is libs/messaging kafka-security.ts). */
 function security() {
   const options = {};
-  if (process.env.KAFKA_SSL_CA_FILE) options.ssl = { ca: [fs.readFileSync(process.env.KAFKA_SSL_CA_FILE, 'utf8')] };
+  if (process.env.KAFKA_SSL_CA_FILE)
+    options.ssl = { ca: [fs.readFileSync(process.env.KAFKA_SSL_CA_FILE, 'utf8')] };
   else if (/^(true|1|yes)$/i.test(process.env.KAFKA_SSL || '')) options.ssl = true;
   const mechanism = (process.env.KAFKA_SASL_MECHANISM || '').toLowerCase();
   if (mechanism) {
@@ -50,7 +51,12 @@ async function main() {
   const numPartitions = positive('KAFKA_TOPIC_PARTITIONS');
   const replicationFactor = positive('KAFKA_TOPIC_REPLICATION_FACTOR');
 
-  const admin = new Kafka({ clientId: 'ordering-topics', brokers, logLevel: logLevel.WARN, ...security() }).admin();
+  const admin = new Kafka({
+    clientId: 'ordering-topics',
+    brokers,
+    logLevel: logLevel.WARN,
+    ...security(),
+  }).admin();
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
