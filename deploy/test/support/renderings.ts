@@ -11,6 +11,7 @@ import {
   renderChart,
   repoRoot,
 } from '../../helm-tool/chart';
+import { kubectlCommand } from '../../helm-tool/helm-binary';
 import { enableLanded } from './chart-processes';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -36,24 +37,14 @@ export interface Rendering {
   objects: K8sObject[];
 }
 
-/** The objects of `k8s/<environment>`, rendered offline with `kubectl kustomize`. */
+/**
+ * The objects of `k8s/<environment>`, rendered offline with `kubectl kustomize` (the machine's
+ * kubectl, or the one fetched with Helm).
+ */
 export function renderPlain(environment: Environment): K8sObject[] {
-  let yaml: string;
-  try {
-    yaml = execFileSync('kubectl', ['kustomize', path.join(repoRoot, 'k8s', environment)], {
-      encoding: 'utf8',
-    });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error(
-        'kubectl is not on PATH: these tests render k8s/ with `kubectl kustomize` (Debian package kubectl)',
-        {
-          cause: err,
-        },
-      );
-    }
-    throw err;
-  }
+  const yaml = execFileSync(kubectlCommand(), ['kustomize', path.join(repoRoot, 'k8s', environment)], {
+    encoding: 'utf8',
+  });
   return parseAllDocuments(yaml).map((doc) => doc.toJSON() as K8sObject);
 }
 
