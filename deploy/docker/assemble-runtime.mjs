@@ -1,28 +1,33 @@
 #!/usr/bin/env node
 // Assembles the file set of a runtime image: `node deploy/docker/assemble-runtime.mjs <package dir> <out dir>`.
 //
-// Run after `node deploy/build/bundle.mjs <package dir>`. Into <out dir> it puts:
+// Run after `pnpm install --frozen-lockfile` and `node deploy/build/bundle.mjs <package dir>`. Into
+// <out dir> it puts:
 //   - the bundle: start.js, register-telemetry.js, their source maps and package.json (never the
 //     checkout's dist/node_modules links, which point into this workspace);
-//   - node_modules with the package's production dependencies at exactly the versions of
-//     pnpm-lock.yaml, with the workspace's patches applied: `pnpm deploy --prod` of the package (flat,
-//     node-linker=hoisted, so that the bundle at the top resolves every external it imports), with
-//     no resolution of its own. The workspace packages it copies are dropped: they are in the bundle.
-// It then checks that every external of the bundle (dist/package.json) is installed at its exact
-// version and that every patch of root package.json `pnpm.patchedDependencies` is applied.
+//   - node_modules with exactly the packages the frozen install put in the workspace for the
+//     bundle's externals (dist/package.json) and everything they depend on, copied out of pnpm's
+//     store layout (node_modules/.pnpm) into a flat tree that Node resolves from /app: the
+//     lockfile's versions, with the workspace's patches already applied by pnpm, nothing resolved
+//     afresh and nothing fetched (what `pnpm deploy --prod` does, without its install into the
+//     workspace);
+// and checks that every external is installed at the version the bundle was built against, that
+// every copied package resolves its dependencies to the copies of the versions the workspace
+// resolved, and that each patch of root package.json `pnpm.patchedDependencies` is applied.
 // The Dockerfile's build stage runs it and the runtime stage copies <out dir> as /app; the container
 // tests run it too, so that what they start is what the image holds.
 import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
-  mkdtempSync,
   mkdirSync,
   readdirSync,
   readFileSync,
-  renameSync,
+  realpathSync,
   rmSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,8 +35,6 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 
 /** Files of dist/ that the image runs (the entry points, their maps, the manifest). */
 const REQUIRED = ['start.js', 'register-telemetry.js', 'package.json'];
-/** What `pnpm deploy` leaves in node_modules that the image does not run. */
-const NOT_RUN = ['.bin', '.pnpm', '.modules.yaml', '@ordering'];
 
 function readJson(file) {
   return JSON.parse(readFileSync(file, 'utf8'));
@@ -50,37 +53,77 @@ function copyBundle(distDir, outDir) {
   }
 }
 
-/** `pnpm deploy --prod` of the workspace package `name` (lockfile versions, patches), into out/node_modules. */
-function deployDependencies(name, outDir) {
-  const scratch = mkdtempSync(path.join(path.dirname(outDir), `.deploy-${path.basename(outDir)}-`));
-  const target = path.join(scratch, 'package');
-  try {
-    const args = [
-      '--filter',
-      name,
-      'deploy',
-      '--prod',
-      '--legacy',
-      '--frozen-lockfile',
-      '--prefer-offline',
-      '--config.node-linker=hoisted',
-      // The workspace's patches name packages that not every process depends on (kafkajs).
-      '--config.allow-unused-patches=true',
-      '--reporter=append-only',
-      target,
-    ];
-    try {
-      execFileSync('pnpm', args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-    } catch (err) {
-      throw new Error(`pnpm ${args.join(' ')} failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`, {
-        cause: err,
-      });
+/** The installed directory (real path) of `name` as Node resolves it from `fromDir`, or undefined. */
+function installedDir(name, fromDir) {
+  for (let dir = fromDir; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', name);
+    if (existsSync(path.join(candidate, 'package.json'))) return realpathSync(candidate);
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** What a package needs at run time: its dependencies, and the optional and peer ones pnpm installed. */
+function runtimeDependencies(dir) {
+  const manifest = readJson(path.join(dir, 'package.json'));
+  const names = new Set([
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.optionalDependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+  ]);
+  const found = [];
+  for (const name of names) {
+    const resolved = installedDir(name, dir);
+    if (resolved) found.push([name, resolved]);
+    else if (manifest.dependencies?.[name])
+      throw new Error(`${manifest.name}: dependency ${name} is not installed`);
+  }
+  return found;
+}
+
+/**
+ * Copies the externals and their dependency closure out of the workspace's install into a flat
+ * node_modules: a package goes to the top unless another version holds that name there, then it is
+ * nested under the package that needs it. Returns each copy with the real directory it came from.
+ */
+function copyDependencies(externals, outDir) {
+  const modules = path.join(outDir, 'node_modules');
+  const top = new Map(); // name -> source real path at out/node_modules/<name>
+  const copies = new Map(); // copy dir -> source real path
+  const place = (name, source, parentCopy) => {
+    let copy;
+    if (top.get(name) === source) return;
+    if (!top.has(name)) {
+      copy = path.join(modules, name);
+      top.set(name, source);
+    } else {
+      copy = path.join(parentCopy, 'node_modules', name);
+      if (copies.has(copy)) return;
     }
-    const modules = path.join(target, 'node_modules');
-    for (const entry of NOT_RUN) rmSync(path.join(modules, entry), { recursive: true, force: true });
-    renameSync(modules, path.join(outDir, 'node_modules'));
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    cpSync(source, copy, { recursive: true, dereference: true });
+    copies.set(copy, source);
+    for (const [dep, depSource] of runtimeDependencies(source)) place(dep, depSource, copy);
+  };
+  for (const [name, source] of externals) place(name, source, outDir);
+  return copies;
+}
+
+/** Each copy resolves every dependency to a copy of the very package the workspace resolved. */
+function checkResolution(copies) {
+  const versionOf = (dir) => readJson(path.join(dir, 'package.json')).version;
+  for (const [copy, source] of copies) {
+    const requireFromCopy = createRequire(path.join(copy, 'package.json'));
+    for (const [dep, depSource] of runtimeDependencies(source)) {
+      let manifest;
+      try {
+        manifest = requireFromCopy.resolve(`${dep}/package.json`);
+      } catch {
+        manifest = undefined; // a package without an exported package.json: checked by location
+      }
+      const resolvedDir = manifest ? path.dirname(manifest) : installedDir(dep, copy);
+      if (!resolvedDir || versionOf(resolvedDir) !== versionOf(depSource)) {
+        throw new Error(`${copy}: ${dep} resolves to ${resolvedDir ?? 'nothing'}, not ${depSource}`);
+      }
+    }
   }
 }
 
@@ -97,7 +140,7 @@ function checkExternals(outDir) {
   return Object.keys(dependencies);
 }
 
-/** Each pnpm patch whose package is installed is applied (pnpm applies them); returns them. */
+/** Each pnpm patch whose package is installed is applied (pnpm applied it in the store); returns them. */
 function checkPatches(outDir) {
   const patched = readJson(path.join(repoRoot, 'package.json')).pnpm?.patchedDependencies ?? {};
   const applied = [];
@@ -128,13 +171,22 @@ if (!packageArg || !outArg) {
 }
 try {
   const outDir = path.resolve(outArg);
-  const packageDir = path.resolve(packageArg);
-  copyBundle(path.join(packageDir, 'dist'), outDir);
-  deployDependencies(readJson(path.join(packageDir, 'package.json')).name, outDir);
-  const externals = checkExternals(outDir);
+  const distDir = path.join(path.resolve(packageArg), 'dist');
+  copyBundle(distDir, outDir);
+  // The externals as the bundle resolves them in the workspace (dist/node_modules links included).
+  const externals = Object.keys(readJson(path.join(distDir, 'package.json')).dependencies ?? {}).map(
+    (name) => {
+      const source = installedDir(name, distDir);
+      if (!source) throw new Error(`${name} (imported by the bundle) is not installed: run pnpm install`);
+      return [name, source];
+    },
+  );
+  const copies = copyDependencies(externals, outDir);
+  checkResolution(copies);
+  checkExternals(outDir);
   const applied = checkPatches(outDir);
   process.stdout.write(
-    `${outDir}: bundle and ${readdirSync(path.join(outDir, 'node_modules')).length} packages at the lockfile's versions ` +
+    `${outDir}: bundle and ${copies.size} packages as the lockfile installed them ` +
       `(${externals.length} imported by the bundle)` +
       (applied.length > 0 ? `, patched: ${applied.join(', ')}` : '') +
       '\n',

@@ -20,8 +20,6 @@ import { PG_ADMIN_URL, REDIS_URL, startTestIssuer, type TestIssuer } from '@orde
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(__dirname, '..', '..');
-/** The workspace's pnpm (bootstrapped by ./dev), which the script runs as the Dockerfile's stage does. */
-const PNPM_BIN = path.join(repoRoot, '.local', 'tools', 'node_modules', '.bin');
 /** The runtime stage's command, as the Dockerfile says (its last CMD, exec form). */
 const RUNTIME_COMMAND = JSON.parse(
   [
@@ -34,7 +32,7 @@ const SECRET = randomBytes(24).toString('hex');
 const suffix = randomBytes(4).toString('hex');
 const database = `test_container_customers_${suffix}`;
 
-jest.setTimeout(120_000);
+jest.setTimeout(180_000);
 
 /**
  * Runs the bundler on a package as the image build does, writing to a package directory outside the
@@ -62,7 +60,7 @@ async function assemble(packageDir: string): Promise<string> {
   try {
     await run(process.execPath, [path.join(repoRoot, 'deploy/docker/assemble-runtime.mjs'), bundled, out], {
       cwd: repoRoot,
-      env: { ...process.env, PATH: `${PNPM_BIN}${path.delimiter}${process.env.PATH ?? ''}` },
+      env: process.env,
     });
   } finally {
     fs.rmSync(path.dirname(bundled), { recursive: true, force: true });

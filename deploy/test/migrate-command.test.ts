@@ -15,7 +15,8 @@ import { chartProcesses, enableLanded, landed, packageModule } from './support/c
 import type { K8sObject } from './support/renderings';
 
 const run = promisify(execFile);
-jest.setTimeout(60_000);
+// Each run takes seconds; the bounds leave room for a machine busy with other work.
+jest.setTimeout(240_000);
 
 const processes = chartProcesses().filter((p) => p.migrations && landed(p));
 const objects = renderChart<K8sObject>('production', { set: enableLanded() });
@@ -79,11 +80,11 @@ describe.each(processes.map((p) => [p.name, p] as const))('%s', (name, p) => {
       const { command, env } = migrationJob(name, database);
       const [node, ...args] = command;
       expect(node).toBe('node');
-      const first = await run(process.execPath, args, { cwd: dist, env, timeout: 30_000 });
+      const first = await run(process.execPath, args, { cwd: dist, env, timeout: 90_000 });
       expect(known[name]!.length).toBeGreaterThan(0);
       expect(await appliedMigrations(database)).toEqual(known[name]);
       expect(first.stdout).toContain('database migrated');
-      const second = await run(process.execPath, args, { cwd: dist, env, timeout: 30_000 });
+      const second = await run(process.execPath, args, { cwd: dist, env, timeout: 90_000 });
       expect(second.stdout).toContain('database already up to date');
       expect(await appliedMigrations(database)).toEqual(known[name]);
     },
@@ -96,7 +97,7 @@ describe.each(processes.map((p) => [p.name, p] as const))('%s', (name, p) => {
       const failed = await run(process.execPath, ['start.js', 'migrat'], {
         cwd: dist,
         env,
-        timeout: 30_000,
+        timeout: 90_000,
       }).then(
         () => ({ code: 0, stderr: '' }),
         (err: { code: number; stderr: string }) => err,

@@ -15,7 +15,8 @@ export interface ChartProcess {
   component: string;
   port: number;
   replicas: number;
-  publicHost: '' | 'api' | 'auth';
+  /** '' or a key of the chart's `hosts` (api, auth). */
+  publicHost: string;
   calls: string[];
   needs: { postgresql: boolean; kafka: boolean; redis: boolean; publicHttps: boolean };
   migrations: boolean;
