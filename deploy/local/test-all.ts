@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ALL_TOPICS } from '@ordering/contracts';
+import { ensureHelm } from '../helm-tool/helm-binary';
 import { localStateDir, startKafkaBroker, stopKafkaBroker } from './kafka-broker';
 import { assertLocalServers } from './local-servers';
 
@@ -67,8 +68,10 @@ async function main(): Promise<void> {
   await stage('type-check (tsc)', async () => (await run('tsc', ['-p', 'tsconfig.json', '--noEmit'])) === 0);
   await stage('build (service bundles)', async () => (await run('pnpm', ['run', '--silent', 'build'])) === 0);
 
-  const infraOk = await stage('infrastructure (PostgreSQL, Redis, Kafka)', async () => {
+  const infraOk = await stage('infrastructure (PostgreSQL, Redis, Kafka, Helm)', async () => {
     await assertLocalServers();
+    // Real Helm for the chart's tests: fetched once into the cache (helm-tool/helm-binary.ts).
+    ensureHelm((m) => console.log(`  ${m}`));
     const broker = await startKafkaBroker({
       port: kafkaPort,
       controllerPort: kafkaControllerPort,

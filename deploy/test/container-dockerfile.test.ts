@@ -4,6 +4,7 @@
 // bundle with telemetry first; every process the manifests deploy can be built with PACKAGE.
 import fs from 'node:fs';
 import path from 'node:path';
+import { chartProcesses, landed } from './support/chart-processes';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const read = (file: string) => fs.readFileSync(path.join(repoRoot, file), 'utf8');
@@ -126,6 +127,22 @@ describe('deploy/docker/Dockerfile', () => {
     expect(commands).toMatch(/pnpm install --frozen-lockfile/);
     expect(commands).toMatch(/node deploy\/build\/bundle\.mjs "\$\{PACKAGE\}"/);
     expect(commands).toMatch(/node deploy\/docker\/assemble-runtime\.mjs "\$\{PACKAGE\}" \/out/);
+    // The runtime dependencies are copied out of the frozen install: the script runs no package
+    // manager, and npm installs pnpm itself, nothing else.
+    const order = runs(build).map((r) =>
+      /pnpm install --frozen-lockfile/.test(r)
+        ? 'install'
+        : r.includes('assemble-runtime.mjs')
+          ? 'assemble'
+          : '',
+    );
+    expect(order.indexOf('install')).toBeLessThan(order.indexOf('assemble'));
+    expect(read('deploy/docker/assemble-runtime.mjs')).not.toMatch(
+      /execFileSync\(\s*'p?npm'|spawn\w*\(\s*'p?npm'/,
+    );
+    expect(runs(build).filter((r) => /(^|[\s;&|])npm (install|ci)\b/.test(r))).toEqual([
+      'npm install --global --no-audit --no-fund pnpm@${PNPM_VERSION}',
+    ]);
     // Every repository script a RUN names exists.
     for (const script of commands.match(/deploy\/[\w./-]+\.m?[jt]s/g) ?? []) {
       expect(`${script} ${fs.existsSync(path.join(repoRoot, script))}`).toBe(`${script} true`);
@@ -206,24 +223,26 @@ describe('deploy/docker/Dockerfile', () => {
     ]);
   });
 
-  it.each(['gateway', 'services/auth', 'services/customers', 'services/webhooks'])(
-    'PACKAGE=%s names a process whose bundle has start.js and register-telemetry.js',
-    (pkg) => {
-      expect(fs.existsSync(path.join(repoRoot, pkg, 'src', 'start.ts'))).toBe(true);
-      // The bundler emits register-telemetry.js when the package reaches @ordering/telemetry.
-      const packages = workspacePackages();
-      const seen = new Set<string>();
-      const visit = (name: string) => {
-        if (seen.has(name)) return;
-        seen.add(name);
-        for (const dep of Object.keys(packages.get(name)?.manifest.dependencies ?? {})) {
-          if (dep.startsWith('@ordering/')) visit(dep);
-        }
-      };
-      visit(JSON.parse(read(`${pkg}/package.json`)).name);
-      expect(seen.has('@ordering/telemetry')).toBe(true);
-    },
-  );
+  // Every process the chart deploys whose package has landed.
+  it.each(
+    chartProcesses()
+      .filter(landed)
+      .map((p) => p.package),
+  )('PACKAGE=%s names a process whose bundle has start.js and register-telemetry.js', (pkg) => {
+    expect(fs.existsSync(path.join(repoRoot, pkg, 'src', 'start.ts'))).toBe(true);
+    // The bundler emits register-telemetry.js when the package reaches @ordering/telemetry.
+    const packages = workspacePackages();
+    const seen = new Set<string>();
+    const visit = (name: string) => {
+      if (seen.has(name)) return;
+      seen.add(name);
+      for (const dep of Object.keys(packages.get(name)?.manifest.dependencies ?? {})) {
+        if (dep.startsWith('@ordering/')) visit(dep);
+      }
+    };
+    visit(JSON.parse(read(`${pkg}/package.json`)).name);
+    expect(seen.has('@ordering/telemetry')).toBe(true);
+  });
 });
 
 describe('the .dockerignore matcher of this test', () => {

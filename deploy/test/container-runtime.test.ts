@@ -1,6 +1,6 @@
 // The runtime image's file set, without Docker: what the Dockerfile's build stage does (bundle,
-// then deploy/docker/assemble-runtime.mjs: the bundle plus only its production dependencies, with
-// the workspace's patches) into a directory outside the workspace, then what the runtime stage
+// then deploy/docker/assemble-runtime.mjs: the bundle plus its production dependencies at exactly
+// the lockfile's versions, with the workspace's patches) into a directory outside the workspace, then what the runtime stage
 // runs there: `node --enable-source-maps --require ./register-telemetry.js start.js`. The customers
 // service (real PostgreSQL and Kafka) and the gateway in front of it (real Redis, a real RS256
 // issuer) serve a request end to end and stop with exit code 0 on SIGTERM. A missing dependency
@@ -13,14 +13,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Kafka, logLevel } from 'kafkajs';
+import { parse } from 'yaml';
 import pg from 'pg';
 import { withDatabase } from '@ordering/db';
 import { PG_ADMIN_URL, REDIS_URL, startTestIssuer, type TestIssuer } from '@ordering/testing';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(__dirname, '..', '..');
-/** npm's cache between runs (the registry is the slow part), inside the ignored .local/. */
-const NPM_CACHE = path.join(repoRoot, '.local', 'npm-cache');
 /** The runtime stage's command, as the Dockerfile says (its last CMD, exec form). */
 const RUNTIME_COMMAND = JSON.parse(
   [
@@ -33,7 +32,7 @@ const SECRET = randomBytes(24).toString('hex');
 const suffix = randomBytes(4).toString('hex');
 const database = `test_container_customers_${suffix}`;
 
-jest.setTimeout(120_000);
+jest.setTimeout(180_000);
 
 /**
  * Runs the bundler on a package as the image build does, writing to a package directory outside the
@@ -61,7 +60,7 @@ async function assemble(packageDir: string): Promise<string> {
   try {
     await run(process.execPath, [path.join(repoRoot, 'deploy/docker/assemble-runtime.mjs'), bundled, out], {
       cwd: repoRoot,
-      env: { ...process.env, npm_config_cache: NPM_CACHE, npm_config_update_notifier: 'false' },
+      env: process.env,
     });
   } finally {
     fs.rmSync(path.dirname(bundled), { recursive: true, force: true });
@@ -172,6 +171,37 @@ describe('the runtime image file set of customers and the gateway', () => {
     },
   );
 
+  it.each([
+    ['customers', () => customersDir],
+    ['gateway', () => gatewayDir],
+  ])(
+    '%s: every installed package is at a version pnpm-lock.yaml pins, none resolved afresh',
+    (_name, dir) => {
+      const lock = parse(fs.readFileSync(path.join(repoRoot, 'pnpm-lock.yaml'), 'utf8')) as {
+        packages: Record<string, unknown>;
+      };
+      const pinned = new Set(Object.keys(lock.packages));
+      const installed: string[] = [];
+      const walk = (modules: string) => {
+        for (const entry of fs.readdirSync(modules)) {
+          const names = entry.startsWith('@')
+            ? fs.readdirSync(path.join(modules, entry)).map((n) => `${entry}/${n}`)
+            : [entry];
+          for (const name of names) {
+            const manifest = path.join(modules, name, 'package.json');
+            if (!fs.existsSync(manifest)) continue;
+            installed.push(`${name}@${JSON.parse(fs.readFileSync(manifest, 'utf8')).version}`);
+            const nested = path.join(modules, name, 'node_modules');
+            if (fs.existsSync(nested)) walk(nested);
+          }
+        }
+      };
+      walk(path.join(dir(), 'node_modules'));
+      expect(installed.length).toBeGreaterThan(20);
+      expect(installed.filter((spec) => !pinned.has(spec))).toEqual([]);
+    },
+  );
+
   it('customers kafkajs carries the workspace patch', () => {
     const file = path.join(customersDir, 'node_modules/kafkajs/src/network/requestQueue/index.js');
     expect(fs.readFileSync(file, 'utf8')).toContain('Math.max(1, scheduleAt)');
@@ -181,7 +211,7 @@ describe('the runtime image file set of customers and the gateway', () => {
     // As the Job mounts it: the script alone in a directory, kafkajs from the image's /app.
     const scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-scripts-'));
     fs.copyFileSync(
-      path.join(repoRoot, 'k8s/base/kafka-topics/create-topics.js'),
+      path.join(repoRoot, 'deploy/helm/ordering/files/create-topics.js'),
       path.join(scripts, 'create-topics.js'),
     );
     const brokers = process.env.KAFKA_BROKERS ?? '127.0.0.1:29092';

@@ -1,18 +1,19 @@
-// The Kubernetes manifests (k8s/), checked offline: each overlay renders with kubectl kustomize,
-// every object validates against the Kubernetes API schemas (kubernetes-models), and what the
-// platform needs holds in the rendered objects: hardened containers, probes on the paths the
-// services serve, resources, every setting a process's config schema needs (parsed by that very
-// schema), Services, ports, images and the ingress consistent with each other.
+// The Kubernetes objects of both environments, checked offline as the chart renders them with real
+// Helm (hooks on) and as the plain manifests of k8s/ render with kubectl kustomize: every object
+// validates against the Kubernetes API schemas (kubernetes-models) and what the platform needs holds
+// in them: hardened containers, probes on the paths the services serve, resources, migrations
+// before a rollout, every setting a process's config schema needs (parsed by that very schema),
+// Services, ports, images, autoscalers, disruption budgets and the ingress consistent with each
+// other. Every process of the chart whose package has landed is checked (chart-processes.ts).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { authConfigSchema, loadAuthConfig } from '@ordering/auth-service';
-import { customersEnv } from '@ordering/customers-service';
-import { gatewayEnvSchema } from '@ordering/gateway';
-import { webhooksEnv } from '@ordering/webhooks-service';
+import { loadAuthConfig } from '@ordering/auth-service';
 import { ALL_TOPICS } from '@ordering/contracts';
-import { renderOverlay } from './support/render-overlay';
+import { chartDir } from '../helm-tool/chart';
+import { type EnvSchema, chartProcesses, envSchemaOf, landed } from './support/chart-processes';
+import { type K8sObject, renderings } from './support/renderings';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const deployDir = path.join(repoRoot, 'deploy');
@@ -20,34 +21,21 @@ const deployDir = path.join(repoRoot, 'deploy');
 /** The bound libs/http runService puts on stopping every entry point after SIGTERM (shutdownTimeoutMs). */
 const SHUTDOWN_BOUND_SECONDS = 15;
 
-interface EnvSchema {
-  shape: Record<string, { safeParse(value: unknown): { success: boolean; data?: unknown } }>;
-  safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues: unknown[] } };
-}
-
-/** Each process: the workspace package its image is built from and its environment schema. */
-const PROCESSES: Record<string, { package: string; schema: EnvSchema }> = {
-  gateway: { package: 'gateway', schema: gatewayEnvSchema as unknown as EnvSchema },
-  auth: { package: 'services/auth', schema: authConfigSchema as unknown as EnvSchema },
-  customers: { package: 'services/customers', schema: customersEnv as unknown as EnvSchema },
-  webhooks: { package: 'services/webhooks', schema: webhooksEnv as unknown as EnvSchema },
-};
+/**
+ * Each process of the chart whose package has landed: the package its image is built from and its
+ * environment schema (found by convention, chart-processes.ts), so a new service is checked as
+ * soon as services/<name> exists.
+ */
+const PROCESSES: Record<string, { package: string; schema: EnvSchema; migrations: boolean }> =
+  Object.fromEntries(
+    chartProcesses()
+      .filter(landed)
+      .map((p) => [p.name, { package: p.package, schema: envSchemaOf(p), migrations: p.migrations }]),
+  );
 const NAMES = Object.keys(PROCESSES);
-const NAMESPACES: Record<string, string> = { dev: 'ordering-dev', prod: 'ordering' };
 
 // Loosely typed views of the rendered objects (validated against the real schemas separately).
 /* eslint-disable @typescript-eslint/no-explicit-any */
-type K8sObject = {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-  };
-  [key: string]: any;
-};
 
 /** Validates objects with kubernetes-models (ESM-only: run by node itself, not jest's loader). */
 function schemaProblems(objects: K8sObject[]): string[] {
@@ -199,9 +187,9 @@ function quantity(value: string | number): number {
   return Number(m[1]) * factor;
 }
 
-describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
-  const objects = renderOverlay<K8sObject>(overlay);
-  const namespace = NAMESPACES[overlay]!;
+describe.each(renderings().map((r) => [r.label, r] as const))('%s', (_label, rendering) => {
+  const { objects, namespace, environment, plain } = rendering;
+  const production = environment === 'production';
   const deployment = (name: string) => find(objects, 'Deployment', name);
   const podSpec = (name: string) => deployment(name).spec.template.spec;
   const container = (name: string) => {
@@ -231,11 +219,15 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
   });
 
   it('puts everything in its own namespace, which enforces the restricted pod security profile', () => {
-    const ns = find(objects, 'Namespace', namespace);
-    expect(ns.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'restricted' });
+    if (plain) {
+      const ns = find(objects, 'Namespace', namespace);
+      expect(ns.metadata.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'restricted' });
+    }
+    // Helm installs every object into the release's namespace (`-n`); none names another.
+    const expected = plain ? namespace : undefined;
     for (const o of objects.filter((x) => x.kind !== 'Namespace')) {
       expect(`${o.kind}/${o.metadata.name} in ${o.metadata.namespace}`).toBe(
-        `${o.kind}/${o.metadata.name} in ${namespace}`,
+        `${o.kind}/${o.metadata.name} in ${expected}`,
       );
     }
   });
@@ -254,15 +246,58 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     expect(matches(deployment(name).spec.selector.matchLabels, podLabels)).toBe(true);
   });
 
-  /** Every pod template of the overlay: the processes' Deployments and the topic Job. */
+  /** Every pod template: the processes' Deployments, the topic Job and (Helm) the migration Jobs. */
   const workloads = objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
 
-  it('runs the four processes and the topic Job, nothing else', () => {
-    expect(workloads.map((w) => `${w.kind}/${w.metadata.name}`).sort()).toEqual([
-      ...NAMES.map((n) => `Deployment/${n}`).sort(),
-      'Job/kafka-topics',
-    ]);
+  it('runs every landed process, the topic Job and (with Helm) a migration Job per database, nothing else', () => {
+    const migrationJobs = plain
+      ? []
+      : NAMES.filter((n) => PROCESSES[n]!.migrations).map((n) => `Job/${n}-migrations`);
+    expect(workloads.map((w) => `${w.kind}/${w.metadata.name}`).sort()).toEqual(
+      [...NAMES.map((n) => `Deployment/${n}`), 'Job/kafka-topics', ...migrationJobs].sort(),
+    );
   });
+
+  it.each(NAMES.filter((n) => PROCESSES[n]!.migrations))(
+    '%s: with Helm, its migrations run before every install and upgrade, in the new image, with the settings the process parses',
+    (name) => {
+      if (plain) {
+        // No hooks without Helm: the process migrates at start, before it listens (startup probe).
+        expect(objects.some((o) => o.metadata.name === `${name}-migrations`)).toBe(false);
+        return;
+      }
+      const job = find(objects, 'Job', `${name}-migrations`);
+      expect(job.metadata.annotations).toMatchObject({
+        'helm.sh/hook': 'pre-install,pre-upgrade',
+        'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+      });
+      const hookWeight = (o: K8sObject) => Number(o.metadata.annotations?.['helm.sh/hook-weight'] ?? 0);
+      // What the Job needs exists before it: its ServiceAccount and network policy are earlier hooks.
+      const pod = job.spec.template.spec;
+      for (const before of [
+        find(objects, 'ServiceAccount', pod.serviceAccountName),
+        find(objects, 'NetworkPolicy', 'migrations'),
+      ]) {
+        expect(before.metadata.annotations?.['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+        expect(hookWeight(before)).toBeLessThan(hookWeight(job));
+      }
+      expect(hookWeight(find(objects, 'Job', 'kafka-topics'))).toBeLessThan(hookWeight(job));
+      const c = pod.containers[0];
+      expect(c.image).toBe(container(name).image);
+      expect(c.command).toEqual(['node', '--enable-source-maps', 'start.js', 'migrate']);
+      expect(pod.restartPolicy).toBe('Never');
+      // Hooks run before the release's ConfigMaps exist: settings inline, Secrets by reference.
+      expect(c.envFrom ?? []).toEqual([]);
+      const { values, secretRefs } = containerEnv(objects, c);
+      for (const ref of secretRefs) values[ref.env] = placeholderSecret(ref.key, name);
+      const result = PROCESSES[name]!.schema.safeParse(values);
+      if (!result.success) throw new Error(`${name}-migrations: ${JSON.stringify(result.error?.issues)}`);
+      expect(values.DATABASE_URL).toBeDefined();
+      expect(secretRefs.find((r) => r.env === 'DATABASE_URL')).toEqual(
+        containerEnv(objects, container(name)).secretRefs.find((r) => r.env === 'DATABASE_URL'),
+      );
+    },
+  );
 
   it.each(workloads.map((w) => [`${w.kind}/${w.metadata.name}`, w] as const))(
     '%s: runs non-root, read-only, without capabilities, privilege escalation or an API token',
@@ -305,6 +340,8 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
 
   it('the topic Job creates exactly the contracts topics, from a process image, with the script in the repository', () => {
     const job = find(objects, 'Job', 'kafka-topics');
+    expect(job.metadata.annotations?.['helm.sh/hook']).toBe(plain ? undefined : 'pre-install,pre-upgrade');
+    if (plain) expect(job.spec.ttlSecondsAfterFinished).toBeGreaterThan(0);
     const pod = job.spec.template.spec;
     const c = pod.containers[0];
     const { values } = containerEnv(objects, c);
@@ -312,7 +349,7 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     expect(new Set(ALL_TOPICS.map((t) => String(t.partitions)))).toEqual(
       new Set([values.KAFKA_TOPIC_PARTITIONS]),
     );
-    expect(Number(values.KAFKA_TOPIC_REPLICATION_FACTOR)).toBe(overlay === 'prod' ? 3 : 1);
+    expect(Number(values.KAFKA_TOPIC_REPLICATION_FACTOR)).toBe(3);
     expect(values.KAFKA_BROKERS).toBe(effectiveEnv('customers').KAFKA_BROKERS);
     // The customers image holds kafkajs; the script is mounted from a ConfigMap of the repository's file.
     expect(c.image).toBe(container('customers').image);
@@ -320,9 +357,7 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     const mount = c.volumeMounts.find((m: any) => m.mountPath === '/scripts');
     const volume = pod.volumes.find((v: any) => v.name === mount.name);
     const script = find(objects, 'ConfigMap', volume.configMap.name).data['create-topics.js'];
-    expect(script).toBe(
-      fs.readFileSync(path.join(repoRoot, 'k8s/base/kafka-topics/create-topics.js'), 'utf8'),
-    );
+    expect(script).toBe(fs.readFileSync(path.join(chartDir, 'files', 'create-topics.js'), 'utf8'));
     expect(pod.restartPolicy).toBe('OnFailure');
   });
 
@@ -380,7 +415,8 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
         );
       }
       const config = parsedConfig(name);
-      expect(config.NODE_ENV).toBe(overlay === 'prod' ? 'production' : 'development');
+      // Both environments run production code paths (auth refuses its development secrets).
+      expect(config.NODE_ENV).toBe('production');
       expect(values.OTEL_SERVICE_NAME).toBe(name);
       expect(values.OTEL_EXPORTER_OTLP_ENDPOINT).toMatch(/^https?:\/\//);
     },
@@ -443,22 +479,44 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
     );
     expect(m?.[1]).toBe(name);
     expect(m?.[2]).not.toBe('latest');
-    if (overlay === 'prod') expect(m?.[2]).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(m?.[2]).toMatch(/^\d+\.\d+\.\d+$/); // released tags in both environments
     const pkg = PROCESSES[name]!.package;
     expect(fs.existsSync(path.join(repoRoot, pkg, 'src', 'start.ts'))).toBe(true);
   });
 
+  /** Replicas of a Deployment: the fewest its autoscaler keeps, or its own count. */
+  const replicasOf = (name: string): number =>
+    objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.name === name)?.spec
+      .minReplicas ?? deployment(name).spec.replicas;
+
+  it('every autoscaler scales an existing Deployment on CPU, which then sets no replica count of its own', () => {
+    const autoscalers = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
+    // Production scales the gateway with load; the test environment runs fixed replicas.
+    expect(autoscalers.map((a) => a.metadata.name)).toEqual(production ? ['gateway'] : []);
+    for (const hpa of autoscalers) {
+      const target = deployment(hpa.spec.scaleTargetRef.name);
+      expect(target.spec.replicas).toBeUndefined();
+      expect(hpa.spec.minReplicas).toBeLessThanOrEqual(hpa.spec.maxReplicas);
+      expect(hpa.spec.metrics[0].resource.name).toBe('cpu');
+      // Utilisation is relative to the CPU request, which the container has.
+      expect(target.spec.template.spec.containers[0].resources.requests.cpu).toBeDefined();
+    }
+  });
+
   it('runs at least two gateways, never drained below one; in production two of everything', () => {
-    const replicas = deployment('gateway').spec.replicas;
+    const replicas = replicasOf('gateway');
     expect(replicas).toBeGreaterThanOrEqual(2);
     const pdb = find(objects, 'PodDisruptionBudget', 'gateway');
     expect(matches(pdb.spec.selector.matchLabels, deployment('gateway').spec.template.metadata.labels)).toBe(
       true,
     );
     expect(pdb.spec.maxUnavailable).toBeLessThan(replicas);
-    if (overlay === 'prod') {
-      for (const name of NAMES)
-        expect(`${name}: ${deployment(name).spec.replicas >= 2}`).toBe(`${name}: true`);
+    if (production) {
+      for (const name of NAMES) {
+        expect(`${name}: ${replicasOf(name) >= 2}`).toBe(`${name}: true`);
+        const budget = objects.find((o) => o.kind === 'PodDisruptionBudget' && o.metadata.name === name);
+        expect(`${name}: ${budget?.spec.maxUnavailable}`).toBe(`${name}: 1`);
+      }
     }
   });
 
@@ -481,7 +539,9 @@ describe.each(['dev', 'prod'])('the %s overlay', (overlay) => {
       ).toBe(true);
       expect(ingress.spec.tls.some((t: any) => t.hosts.includes(host))).toBe(true);
     }
-    if (overlay === 'dev') expect(apiHost).not.toBe('api.ordering.example');
+    // Each environment its own hosts (spec rule 2).
+    expect(apiHost).toBe(production ? 'api.ordering.example' : 'api.test.ordering.example');
+    expect(authHost).toBe(production ? 'auth.ordering.example' : 'auth.test.ordering.example');
     // The gateway, not the controller, refuses oversized bodies (the spec's JSON 413).
     const controllerLimit =
       ingress.metadata.annotations!['nginx.ingress.kubernetes.io/proxy-body-size'] ?? '';

@@ -1,8 +1,13 @@
 // Who can reach whom under the rendered NetworkPolicies, evaluated offline with Kubernetes'
 // semantics (a pod selected by a policy of a direction allows only what some rule of such a policy
 // allows; traffic needs the sender's egress and the receiver's ingress), against the architecture:
-// from outside only the gateway and auth; inside, the calls docs/architecture.md draws.
-import { renderOverlay } from './support/render-overlay';
+// from outside only the gateway and auth; inside, the calls docs/architecture.md draws. Checked on
+// the chart with every process of the architecture enabled (also those not on main yet, so that
+// their entries are right when they land) and on the plain manifests of k8s/ (the processes that
+// are enabled by default).
+import { ENVIRONMENTS, ENVIRONMENT_NAMES, renderChart } from '../helm-tool/chart';
+import { chartProcesses } from './support/chart-processes';
+import { renderPlain } from './support/renderings';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Labels = Record<string, string>;
@@ -109,22 +114,57 @@ function canConnect(policies: any[], source: Endpoint, destination: Endpoint, po
   );
 }
 
-const PROCESSES = ['gateway', 'auth', 'customers', 'webhooks'] as const;
-type Process = (typeof PROCESSES)[number];
+const ALL_PROCESSES = ['gateway', 'auth', 'orders', 'catalog', 'customers', 'approvals', 'webhooks'] as const;
+type Process = (typeof ALL_PROCESSES)[number];
 
 /** Which in-namespace calls the architecture has (docs/architecture.md): caller -> callees. */
 const CALLS: Record<Process, Process[]> = {
-  gateway: ['auth', 'customers', 'webhooks'], // JWKS; the routed API
+  gateway: ['auth', 'orders', 'catalog', 'customers', 'approvals', 'webhooks'], // JWKS; the routed API
   auth: ['customers'], // credentials, just-in-time sign-up
+  orders: ['catalog', 'customers'], // prices per account; addresses, settings, reach
+  catalog: ['customers'], // account reach and inherited terms
   customers: [],
-  webhooks: ['customers'], // account reach of deliveries
+  approvals: ['customers'], // reach of approvers
+  webhooks: ['catalog', 'customers'], // per-account item views; account reach of deliveries
+};
+/** Who uses which infrastructure. */
+const USES: Record<Process, { pg: boolean; kafka: boolean; redis: boolean }> = {
+  gateway: { pg: false, kafka: false, redis: true },
+  auth: { pg: true, kafka: true, redis: true },
+  orders: { pg: true, kafka: true, redis: false },
+  catalog: { pg: true, kafka: true, redis: false },
+  customers: { pg: true, kafka: true, redis: false },
+  approvals: { pg: true, kafka: true, redis: false },
+  webhooks: { pg: true, kafka: true, redis: false },
 };
 
-describe.each([
-  ['dev', 'ordering-dev'],
-  ['prod', 'ordering'],
-])('network policies of the %s overlay', (overlay, namespace) => {
-  const objects = renderOverlay<any>(overlay);
+const enabledByDefault = new Set(
+  chartProcesses()
+    .filter((p) => p.enabled)
+    .map((p) => p.name),
+);
+const everyProcess = ALL_PROCESSES.map((name) => `processes.${name}.enabled=true`);
+
+describe.each(
+  ENVIRONMENT_NAMES.flatMap((environment) => [
+    {
+      label: `the chart (${environment}, every process)`,
+      namespace: ENVIRONMENTS[environment].namespace,
+      // As `helm install -n` applies them: into the release's namespace.
+      objects: renderChart<any>(environment, { set: everyProcess }).map((o) => ({
+        ...o,
+        metadata: { namespace: ENVIRONMENTS[environment].namespace, ...o.metadata },
+      })),
+      PROCESSES: [...ALL_PROCESSES],
+    },
+    {
+      label: `k8s/${environment}`,
+      namespace: ENVIRONMENTS[environment].namespace,
+      objects: renderPlain(environment),
+      PROCESSES: ALL_PROCESSES.filter((name) => enabledByDefault.has(name)),
+    },
+  ]),
+)('network policies of $label', ({ namespace, objects, PROCESSES }) => {
   const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
   const ns = { name: namespace, labels: { 'kubernetes.io/metadata.name': namespace } };
   const pods = Object.fromEntries(
@@ -188,7 +228,7 @@ describe.each([
     const reachable = PROCESSES.filter(
       (callee) => callee !== caller && canConnect(policies, pods[caller], pods[callee], 'http'),
     );
-    expect(reachable).toEqual(CALLS[caller]);
+    expect(reachable).toEqual(PROCESSES.filter((callee) => CALLS[caller].includes(callee)));
   });
 
   it('only the http port of a process is open to its callers', () => {
@@ -201,12 +241,7 @@ describe.each([
   });
 
   it('PostgreSQL and Kafka for the services with a database, Redis for the gateway and auth only', () => {
-    const uses: Record<Process, { pg: boolean; kafka: boolean; redis: boolean }> = {
-      gateway: { pg: false, kafka: false, redis: true },
-      auth: { pg: true, kafka: true, redis: true },
-      customers: { pg: true, kafka: true, redis: false },
-      webhooks: { pg: true, kafka: true, redis: false },
-    };
+    const uses = USES;
     for (const name of PROCESSES) {
       const actual = {
         pg: canConnect(policies, pods[name], postgres, '5432'),
@@ -234,6 +269,41 @@ describe.each([
       expect(`${name} ${canConnect(policies, topics, pods[name], 'http')}`).toBe(`${name} false`);
       expect(`${name} ${canConnect(policies, pods[name], topics, 'http')}`).toBe(`${name} false`);
     }
+  });
+
+  it('with Helm, the migration Jobs reach PostgreSQL and DNS only, and nothing reaches them', () => {
+    const jobs = objects.filter((o) => o.kind === 'Job' && o.metadata.name.endsWith('-migrations'));
+    if (!objects.some((o) => o.metadata.annotations?.['helm.sh/hook'])) {
+      expect(jobs).toEqual([]); // k8s/: the processes migrate at start
+      return;
+    }
+    expect(jobs.map((j) => j.metadata.name).sort()).toEqual(
+      PROCESSES.filter((p) => USES[p].pg)
+        .map((p) => `${p}-migrations`)
+        .sort(),
+    );
+    for (const job of jobs) {
+      const pod: Endpoint = { namespace: ns, labels: job.spec.template.metadata.labels, ip: '10.244.0.60' };
+      const id = job.metadata.name;
+      expect(`${id} ${canConnect(policies, pod, postgres, '5432')}`).toBe(`${id} true`);
+      expect(`${id} ${canConnect(policies, pod, dns, '53')}`).toBe(`${id} true`);
+      expect(`${id} ${canConnect(policies, pod, kafka, '9092')}`).toBe(`${id} false`);
+      expect(`${id} ${canConnect(policies, pod, redis, '6379')}`).toBe(`${id} false`);
+      for (const name of PROCESSES) {
+        expect(`${id} -> ${name} ${canConnect(policies, pod, pods[name], 'http')}`).toBe(
+          `${id} -> ${name} false`,
+        );
+        expect(
+          `${name} -> ${id} ${canConnect(policies, pods[name], { ...pod, ports: { http: 8080 } }, 'http')}`,
+        ).toBe(`${name} -> ${id} false`);
+      }
+    }
+  });
+
+  it.each(PROCESSES)('%s exports traces and metrics to the OpenTelemetry collector', (name) => {
+    const collector: Endpoint = { ip: '10.20.0.9' };
+    expect(canConnect(policies, pods[name], collector, '4318')).toBe(true);
+    expect(canConnect(policies, pods[name], collector, '4317')).toBe(true);
   });
 
   it('webhooks deliver over HTTPS to public addresses only; nothing else leaves for the internet', () => {

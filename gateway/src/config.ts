@@ -19,6 +19,12 @@ export const gatewayEnvSchema = z.object({
    * `servers` URL of /v1/openapi.json. Unset: `/`, the host that served the document.
    */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * The API bases of the two environments (spec rule 2), both listed as `servers` of
+   * /v1/openapi.json by either environment's gateway.
+   */
+  API_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.ordering.example/v1'),
+  TEST_API_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.test.ordering.example/v1'),
   /** Allowed clock difference for `exp`/`nbf`/`iat`, in seconds. */
   CLOCK_TOLERANCE_SECONDS: env.int(5).pipe(z.number().min(0).max(300)),
   /** How long a fetched signing key is trusted before the JWKS is fetched again. */

@@ -51,6 +51,7 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
     openApiDocument(ROUTES, {
       authIssuer: config.AUTH_ISSUER,
       ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+      environments: { production: config.API_BASE_URL, test: config.TEST_API_BASE_URL },
     }),
   );
 

@@ -45,6 +45,8 @@ export interface OpenApiOptions {
    * carry `/v1`. Unset: the server is `/`, the host that served the document.
    */
   publicBaseUrl?: string;
+  /** The API bases of production and test (API_BASE_URL, TEST_API_BASE_URL), listed after this host. */
+  environments?: { production: string; test: string };
 }
 
 export const API_TITLE = 'Ordering Service API';
@@ -202,6 +204,28 @@ function serverUrl(publicBaseUrl: string | undefined): string {
   return publicBaseUrl.replace(/\/+$/, '').replace(/\/v1$/, '') || '/';
 }
 
+/** This host first, then production and test (spec rule 2), each once. */
+function servers(options: OpenApiOptions): { url: string; description: string }[] {
+  const list = [
+    {
+      url: serverUrl(options.publicBaseUrl),
+      description: options.publicBaseUrl ? 'This environment' : 'The host that served this document',
+    },
+  ];
+  const environments = options.environments;
+  if (environments) {
+    for (const [url, description] of [
+      [serverUrl(environments.production), 'Production'],
+      [serverUrl(environments.test), 'Test environment'],
+    ] as const) {
+      const same = list.find((s) => s.url === url);
+      if (same) same.description = description;
+      else list.push({ url, description });
+    }
+  }
+  return list;
+}
+
 export function openApiDocument(routes: readonly Route[], options: OpenApiOptions): JsonObject {
   const registry = new OpenAPIRegistry();
   // Every named schema of the contracts but `Event` (the union of the per-type event schemas that
@@ -245,12 +269,7 @@ export function openApiDocument(routes: readonly Route[], options: OpenApiOption
       description: DESCRIPTION,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [
-      {
-        url: serverUrl(options.publicBaseUrl),
-        description: options.publicBaseUrl ? 'This environment' : 'The host that served this document',
-      },
-    ],
+    servers: servers(options),
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
   });
   const fixer = new NullableRefFixer(document.components?.schemas as Record<string, JsonObject>);

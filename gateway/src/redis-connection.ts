@@ -3,6 +3,7 @@
 // is down: commands fail fast (no offline queue, short timeout), callers fall back, one warning is
 // logged per outage and readiness reports "degraded" until Redis answers again.
 import { Redis } from 'ioredis';
+import { redisTlsFromEnv } from '@ordering/config';
 import type { Logger } from '@ordering/http';
 
 export interface RedisConnectionOptions {
@@ -68,6 +69,8 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     connectionName: 'gateway',
     // Commands of concurrent requests issued in the same tick leave in one write.
     enableAutoPipelining: true,
+    // TLS: a rediss:// URL, and REDIS_TLS_CA_FILE for a private CA.
+    ...redisTlsFromEnv(),
   });
   redis.on('error', (err: Error) => health.failed(err));
   redis.on('close', () => {

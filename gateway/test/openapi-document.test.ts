@@ -134,6 +134,19 @@ describe('security', () => {
 
   it('takes its URLs from the configuration: servers from the public base URL, or "/" without one', () => {
     expect(doc.servers).toEqual([{ url: 'https://api.ordering.test', description: expect.any(String) }]);
+    // Both environments (spec rule 2), this one named once as what it is.
+    const listed = openApiDocument(ROUTES, {
+      authIssuer: AUTH,
+      publicBaseUrl: 'https://api.test.ordering.example',
+      environments: {
+        production: 'https://api.ordering.example/v1',
+        test: 'https://api.test.ordering.example/v1/',
+      },
+    }) as Json;
+    expect(listed.servers).toEqual([
+      { url: 'https://api.test.ordering.example', description: 'Test environment' },
+      { url: 'https://api.ordering.example', description: 'Production' },
+    ]);
     const bare = openApiDocument(ROUTES, { authIssuer: 'https://login.other.test/' }) as Json;
     expect(bare.servers[0].url).toBe('/');
     expect(bare.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(

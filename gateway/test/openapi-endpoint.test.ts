@@ -17,8 +17,21 @@ describe('GET /v1/openapi.json', () => {
     const res = await request(h.url).get('/v1/openapi.json').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(res.body).toEqual(
-      openApiDocument(ROUTES, { authIssuer: h.issuer.issuer, publicBaseUrl: 'https://api.ordering.test' }),
+      openApiDocument(ROUTES, {
+        authIssuer: h.issuer.issuer,
+        publicBaseUrl: 'https://api.ordering.test',
+        // The default API bases of the two environments.
+        environments: {
+          production: 'https://api.ordering.example/v1',
+          test: 'https://api.test.ordering.example/v1',
+        },
+      }),
     );
+    expect(res.body.servers.map((s: { url: string }) => s.url)).toEqual([
+      'https://api.ordering.test',
+      'https://api.ordering.example',
+      'https://api.test.ordering.example',
+    ]);
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.servers[0].url).toBe('https://api.ordering.test');
     expect(res.body.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(

@@ -1,2 +1,3 @@
 export * from './load-config';
 export { z } from 'zod';
+export * from './redis-tls';

@@ -1,6 +1,8 @@
 // The knex instance of a service: PostgreSQL through `pg`, named in pg_stat_activity after the
 // service, with a pool that holds no connection while idle.
+import type { ConnectionOptions } from 'node:tls';
 import knex, { type Knex } from 'knex';
+import { databaseTlsFromEnv } from './database-tls';
 
 /** Where knex's own warnings go (a pino logger fits); default: knex prints them on the console. */
 export interface DbLogger {
@@ -19,6 +21,8 @@ export interface CreateKnexOptions {
   /** How long a query waits for a free pooled connection; default 10 s. */
   acquireConnectionTimeoutMs?: number;
   logger?: DbLogger;
+  /** TLS to the server; default from DATABASE_SSL_MODE / DATABASE_SSL_CA_FILE (database-tls.ts). */
+  ssl?: false | ConnectionOptions;
 }
 
 export function createKnex(options: CreateKnexOptions): Knex {
@@ -26,6 +30,7 @@ export function createKnex(options: CreateKnexOptions): Knex {
     client: 'pg',
     connection: {
       connectionString: options.url,
+      ssl: options.ssl ?? databaseTlsFromEnv(),
       ...(options.service ? { application_name: options.service } : {}),
     },
     pool: { min: options.pool?.min ?? 0, max: options.pool?.max ?? 10 },

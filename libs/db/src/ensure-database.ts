@@ -1,6 +1,8 @@
 // Each service owns one database and creates it at start-up when it is missing. Two replicas
 // starting at once may both try: the loser's "already exists" is success.
+import type { ConnectionOptions } from 'node:tls';
 import pg from 'pg';
+import { databaseTlsFromEnv } from './database-tls';
 import { databaseNameOf, quoteIdentifier, serverOf, withDatabase } from './database-url';
 
 const DUPLICATE_DATABASE = '42P04';
@@ -25,6 +27,8 @@ export interface EnsureDatabaseOptions {
   /** Database to connect to for CREATE DATABASE; default `postgres`. */
   maintenanceDatabase?: string;
   connectTimeoutMs?: number;
+  /** TLS to the server; default from DATABASE_SSL_MODE / DATABASE_SSL_CA_FILE (database-tls.ts). */
+  ssl?: false | ConnectionOptions;
 }
 
 /** Creates the database named by `url` unless it exists. */
@@ -35,6 +39,7 @@ export async function ensureDatabase(url: string, options: EnsureDatabaseOptions
     connectionString: withDatabase(url, options.maintenanceDatabase ?? 'postgres'),
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     application_name: 'ensure-database',
+    ssl: options.ssl ?? databaseTlsFromEnv(),
   });
   try {
     await client.connect();

@@ -5,3 +5,4 @@ export * from './ensure-database';
 export * from './migrations';
 export * from './db-env';
 export * from './open-service-database';
+export * from './database-tls';

@@ -29,12 +29,19 @@ export async function startInProcess(
 
 /**
  * The production process: load the configuration (refusing to start on a bad value), assemble the
- * service, run it until SIGTERM/SIGINT. Any failure before it runs is printed and exits 1.
+ * service, run it until SIGTERM/SIGINT. Any failure before it runs is printed and exits 1. A command
+ * line argument it does not know (e.g. `migrate` to a process without that mode) exits 2 at once,
+ * rather than starting the service where a one-off task was meant.
  */
 export function serviceMain<C extends { SERVICE_NAME: string; LOG_LEVEL: string }>(
   loadConfig: () => C,
   build: (config: C, options: { logger: Logger }) => Promise<AssembledService>,
+  argv: string[] = process.argv.slice(2),
 ): void {
+  if (argv.length > 0) {
+    console.error(`unknown arguments: ${argv.join(' ')} (usage: node start.js)`);
+    process.exit(2);
+  }
   const main = async () => {
     const config = loadConfig();
     const logger = createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });

@@ -1,5 +1,15 @@
-// The Kafka client of a service: quiet unless given a logger, and producers that keep per-key order.
-import { Kafka, Partitioners, logLevel, type LogEntry, type Producer, type RetryOptions } from 'kafkajs';
+// The Kafka client of a service: quiet unless given a logger, TLS and SASL as the environment says
+// (kafka-security.ts), and producers that keep per-key order.
+import {
+  Kafka,
+  Partitioners,
+  logLevel,
+  type KafkaConfig,
+  type LogEntry,
+  type Producer,
+  type RetryOptions,
+} from 'kafkajs';
+import { type KafkaSecurity, kafkaSecurityFromEnv } from './kafka-security';
 import type { MessagingLogger } from './logger';
 
 export interface CreateKafkaOptions {
@@ -14,6 +24,8 @@ export interface CreateKafkaOptions {
   requestTimeoutMs?: number;
   /** kafkajs retries of a request; default 5 tries from 100 ms up to 5 s. */
   retry?: RetryOptions;
+  /** TLS and SASL; default from KAFKA_SSL, KAFKA_SSL_CA_FILE and KAFKA_SASL_* of the environment. */
+  security?: KafkaSecurity;
 }
 
 function logCreator(logger: MessagingLogger) {
@@ -28,17 +40,23 @@ function logCreator(logger: MessagingLogger) {
     };
 }
 
-export function createKafka(options: CreateKafkaOptions): Kafka {
-  return new Kafka({
+/** The kafkajs configuration createKafka builds (exposed for the tests of the settings it reads). */
+export function kafkaConfig(options: CreateKafkaOptions): KafkaConfig {
+  return {
     clientId: options.clientId,
     brokers: options.brokers,
+    ...(options.security ?? kafkaSecurityFromEnv()),
     connectionTimeout: options.connectionTimeoutMs ?? 3000,
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     retry: options.retry ?? { initialRetryTime: 100, maxRetryTime: 5000, retries: 5 },
     ...(options.logger
       ? { logLevel: logLevel.WARN, logCreator: logCreator(options.logger) }
       : { logLevel: logLevel.NOTHING }),
-  });
+  };
+}
+
+export function createKafka(options: CreateKafkaOptions): Kafka {
+  return new Kafka(kafkaConfig(options));
 }
 
 export interface OrderedProducerOptions {

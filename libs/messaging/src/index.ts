@@ -2,6 +2,7 @@ export * from './logger';
 export * from './entry-point';
 export * from './backoff';
 export * from './create-kafka';
+export * from './kafka-security';
 export * from './kafka-health';
 export * from './outbox-migration';
 export * from './inbox-migration';

@@ -1,2 +1,3 @@
 export * from './service-env';
 export * from './assemble-service';
+export * from './service-process';

@@ -2,6 +2,7 @@
 // denylist, sign-in throttle), oidc-provider behind an Express app, and the entry points.
 // `startAuthService` runs it in-process (tests, e2e); start.ts runs it as the production process.
 import { Redis } from 'ioredis';
+import { redisTlsFromEnv } from '@ordering/config';
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import type { Knex } from 'knex';
 import type Provider from 'oidc-provider';
@@ -89,7 +90,11 @@ export async function buildAuthService(
     logger,
     migrations,
   });
-  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  const redis = new Redis(config.REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 2,
+    ...redisTlsFromEnv(),
+  });
   let kafkaHealth: KafkaHealth | undefined;
   const close = async () => {
     await kafkaHealth?.stop().catch(() => {});

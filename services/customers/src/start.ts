@@ -1,6 +1,8 @@
-// Production entry: load the environment, build the service, run its entry points until SIGTERM.
-import { serviceMain } from '@ordering/http';
+// Production entry: load the environment, build the service, run its entry points until SIGTERM;
+// `node start.js migrate` only migrates its database (the chart's pre-upgrade Job).
+import { serviceProcess } from '@ordering/service';
+import { migrations } from '../migrations';
 import { loadCustomersConfig } from './config';
 import { buildCustomersService } from './service';
 
-serviceMain(loadCustomersConfig, buildCustomersService);
+serviceProcess(loadCustomersConfig, buildCustomersService, migrations);

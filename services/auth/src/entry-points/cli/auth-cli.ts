@@ -4,7 +4,7 @@
 // Secrets are printed once and never stored in clear.
 import { Command, Option } from 'commander';
 import type { z } from 'zod';
-import { loadConfig } from '@ordering/config';
+import { loadConfig, redisTlsFromEnv } from '@ordering/config';
 import { createKnex, migrateLatest, type Knex } from '@ordering/db';
 import { authConfigSchema, decodeKey } from '../../config';
 import { Redis } from 'ioredis';
@@ -171,7 +171,11 @@ export function authCli(io: AuthCliIo = {}): Command {
     .action(async (clientId: string) => {
       await withDatabase(source, async (knex, cfg) => {
         // The client's grants are denied at the gateway through the same Redis denylist.
-        const redis = new Redis(cfg.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+        const redis = new Redis(cfg.REDIS_URL, {
+          lazyConnect: true,
+          maxRetriesPerRequest: 2,
+          ...redisTlsFromEnv(),
+        });
         try {
           await redis.connect();
           const { revokedGrants } = await disableClient(
