@@ -18,6 +18,8 @@ export * from './events/event-envelope';
 export * from './events/event-routes';
 export * from './messages/fulfilment-update';
 export * from './messages/auth-revocation';
+export * from './messages/approval-outcome';
 export * from './openapi-components';
 export * from './examples';
 export * from './internal/catalog-pricing';
+export * from './internal/approval-chains';
