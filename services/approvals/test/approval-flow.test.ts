@@ -38,7 +38,7 @@ const getOrder = (id: string) => h.call('orders', s.root, s.u.ada, ADMIN).get(`/
 
 async function pendingFor(login: string, orderId: string, custId = s.root) {
   const res = await eventually(
-    () => h.call('approvals', custId, login).get('/v1/approvals?limit=100'),
+    () => h.call('approvals', custId, login).get(`/v1/approvals?approver=${login}&limit=100`),
     (r) => r.body.data?.some((a: { order_id: string }) => a.order_id === orderId),
   );
   return res.body.data.find((a: { order_id: string }) => a.order_id === orderId) as {
@@ -189,7 +189,10 @@ describe('the approval flow', () => {
       ).status,
     ).toBe(200);
     const withdrawn = await eventually(
-      () => h.call('approvals', s.root, s.u.adam).get('/v1/approvals?status=withdrawn&limit=100'),
+      () =>
+        h
+          .call('approvals', s.root, s.u.adam)
+          .get(`/v1/approvals?approver=${s.u.adam}&status=withdrawn&limit=100`),
       (r) => r.body.data.some((a: { id: string }) => a.id === first.id),
     );
     expect(withdrawn.body.data.find((a: { id: string }) => a.id === first.id).status).toBe('withdrawn');
@@ -207,7 +210,7 @@ describe('the approval flow', () => {
     expect(ada).toMatchObject({ step: 1, reassigned_from: s.u.adam });
     const adamQueue = await h
       .call('approvals', s.root, s.u.adam)
-      .get('/v1/approvals?status=withdrawn&limit=100');
+      .get(`/v1/approvals?approver=${s.u.adam}&status=withdrawn&limit=100`);
     expect(adamQueue.body.data.map((a: { id: string }) => a.id)).toContain(first.id);
     // Both admins at once: exactly one decision wins.
     const [a, b] = await Promise.all([

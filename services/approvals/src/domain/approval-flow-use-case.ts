@@ -92,13 +92,13 @@ export class ApprovalFlowUseCase {
   async queue(
     actor: Actor,
     query: {
-      approver?: string;
+      approver: string;
       status?: ApprovalStatus;
       after?: { createdAt: Date; id: string };
       limit: number;
     },
   ) {
-    const approver = query.approver ?? actor.login;
+    const approver = query.approver;
     if (approver !== actor.login) {
       if (!actor.scopes.includes(ADMIN_SCOPE)) {
         throw new NotAllowedError("Reading another approver's queue needs the scope admin:all");

@@ -8,6 +8,7 @@ import {
   PutApprovalChainRequest,
   RejectRequest,
 } from '@ordering/contracts';
+import { MissingFieldError } from '@ordering/errors';
 import {
   identityOf,
   listEnvelope,
@@ -53,10 +54,11 @@ export function approvalRoutes(uc: UseCases): Router {
   router.get('/v1/approvals', canRead, async (req, res) => {
     const params = parseListParams(req.query, { cursorKeys: ['t', 'id'] });
     const approver = optionalQuery(req.query, 'approver');
+    if (approver === undefined) throw new MissingFieldError('approver');
     const status = optionalEnumQuery(req.query, 'status', APPROVAL_STATUSES);
     const after = params.startingAfter;
     const rows = await uc.flow.queue(actorOf(req), {
-      ...(approver === undefined ? {} : { approver }),
+      approver,
       ...(status === undefined ? {} : { status }),
       ...(after ? { after: { createdAt: new Date(String(after.t)), id: String(after.id) } } : {}),
       limit: params.limit + 1,
