@@ -21,3 +21,5 @@ export * from './messages/auth-revocation';
 export * from './openapi-components';
 export * from './examples';
 export * from './internal/catalog-pricing';
+export * from './internal/catalog-item-views';
+export * from './messages/catalog-item-change';
