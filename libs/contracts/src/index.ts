@@ -22,4 +22,6 @@ export * from './messages/approval-outcome';
 export * from './openapi-components';
 export * from './examples';
 export * from './internal/catalog-pricing';
+export * from './internal/catalog-item-views';
+export * from './messages/catalog-item-change';
 export * from './internal/approval-chains';
