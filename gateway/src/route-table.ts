@@ -157,6 +157,13 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: 'POST',
+    path: '/v1/approvals/preview',
+    service: 'approvals',
+    scopes: ['orders:write'],
+    summary: 'Preview the approval of a draft order',
+  },
+  {
+    method: 'POST',
     path: '/v1/approvals/{approval_id}/approve',
     service: 'approvals',
     scopes: ['orders:write'],

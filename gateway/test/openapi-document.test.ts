@@ -211,7 +211,7 @@ describe('parameters', () => {
       'approver',
       'admin',
     ]);
-    expect(queryOf('/v1/approvals')).toEqual(['approver', 'limit', 'starting_after']);
+    expect(queryOf('/v1/approvals')).toEqual(['approver', 'status', 'limit', 'starting_after']);
     expect(param(operation('GET', '/v1/approvals'), 'approver')!.required).toBe(true);
     expect(queryOf('/v1/webhooks')).toEqual(['limit', 'starting_after']);
     expect(queryOf('/v1/webhooks/{id}/deliveries')).toEqual(['status', 'limit', 'starting_after']);
@@ -263,6 +263,13 @@ describe('request bodies', () => {
       ['PATCH', '/v1/users/{login}', 'UpdateUserRequest', true, undefined],
       ['POST', '/v1/approvals/{approval_id}/approve', 'ApproveRequest', false, undefined],
       ['POST', '/v1/approvals/{approval_id}/reject', 'RejectRequest', true, ['reason']],
+      [
+        'POST',
+        '/v1/approvals/preview',
+        'CreateOrderRequest',
+        true,
+        ['cust_id', 'shipping_address_id', 'items'],
+      ],
       ['POST', '/v1/webhooks', 'CreateWebhookRequest', true, ['url', 'events']],
       ['PATCH', '/v1/webhooks/{id}', 'UpdateWebhookRequest', true, undefined],
       ['PUT', '/v1/customers/{cust_id}/approval_chain', 'PutApprovalChainRequest', true, ['steps']],
@@ -302,6 +309,7 @@ describe('responses', () => {
       ['GET', '/v1/approvals', 200, 'ApprovalList'],
       ['POST', '/v1/approvals/{approval_id}/approve', 200, 'Approval'],
       ['POST', '/v1/approvals/{approval_id}/reject', 200, 'Approval'],
+      ['POST', '/v1/approvals/preview', 200, 'ApprovalPreview'],
       ['GET', '/v1/webhooks', 200, 'WebhookSubscriptionList'],
       ['POST', '/v1/webhooks', 201, 'WebhookSubscription'],
       ['GET', '/v1/webhooks/{id}', 200, 'WebhookSubscription'],

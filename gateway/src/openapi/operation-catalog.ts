@@ -7,6 +7,7 @@ import {
   Approval,
   ApprovalChain,
   ApprovalList,
+  ApprovalPreview,
   ApproveRequest,
   CancelOrderRequest,
   CatalogItem,
@@ -190,6 +191,15 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     description: "Pending approvals in the approver's queue.",
     query: ListApprovalsQuery,
     success: ok(ApprovalList, 'A page of approvals'),
+  },
+  'POST /v1/approvals/preview': {
+    operationId: 'previewApproval',
+    tag: 'Approvals',
+    description:
+      'Beyond the spec: for a draft order body (as `POST /v1/orders`), whether it would need approval, its total and the approvers it would walk. Creates nothing.',
+    body: { schema: CreateOrderRequest, required: true },
+    namesAccount: true,
+    success: ok(ApprovalPreview, 'The preview'),
   },
   'POST /v1/approvals/{approval_id}/approve': {
     operationId: 'approveApproval',
