@@ -9,7 +9,7 @@ import {
   type IdempotencyStore,
   type StoredResponse,
   requestFingerprint,
-} from '../../data-access/idempotency-store';
+} from './idempotency-store';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
