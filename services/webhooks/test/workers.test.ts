@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { signIdentity } from '@ordering/http';
 import { createTestDatabase, waitUntil, type TestDatabase } from '@ordering/testing';
 import { migrations } from '../src';
-import { disconnectProducer, type Harness, startHarness } from './support/harness';
+import { disconnectProducer, startHarness } from './support/harness';
 import { type Receiver, startReceiver } from './support/receiver';
 
 let receiver: Receiver;
