@@ -1,6 +1,5 @@
 // Idempotency keys of creating POSTs (decisions.md "Idempotency"), kept in the owning service's
-// database. Generic: nothing here knows what is being created; every service with a creating POST
-// adds `idempotencyMigration` to its migrations and uses this store.
+// database. Generic: nothing here knows what is being created, so it can move to a shared library.
 //
 // A request first *claims* its (scope, key) in a short transaction of its own: a concurrent retry
 // then sees the claim and gets 409 `idempotency_key_in_use`. The creating transaction *completes*
@@ -9,12 +8,11 @@
 // A claim left behind by a crashed process may be taken over after `lockTimeoutMs`.
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Migration } from '@ordering/db';
 import { IdempotencyError } from '@ordering/errors';
 
 export const IDEMPOTENCY_TABLE = 'idempotency_keys';
 
-export const idempotencyMigration: Migration = {
+export const idempotencyMigration = {
   name: '20261122000300_idempotency_keys',
   async up(knex: Knex): Promise<void> {
     await knex.schema.createTable(IDEMPOTENCY_TABLE, (t) => {

@@ -1,2 +1,2 @@
 export * from './idempotency-store';
-export * from './idempotent-create';
+export * from './respond-idempotently';
