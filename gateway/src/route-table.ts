@@ -235,6 +235,20 @@ export const ROUTES: readonly Route[] = [
     summary: "List a subscription's deliveries and their attempts",
   },
   {
+    method: 'GET',
+    path: '/v1/webhooks/{id}/deliveries/{delivery_id}',
+    service: 'webhooks',
+    scopes: ['admin:all'],
+    summary: 'Retrieve a delivery with its attempts',
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/replay',
+    service: 'webhooks',
+    scopes: ['admin:all'],
+    summary: 'Replay the failed deliveries of a time range',
+  },
+  {
     method: 'POST',
     path: '/v1/webhooks/{id}/deliveries/{delivery_id}/replay',
     service: 'webhooks',

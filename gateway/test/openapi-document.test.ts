@@ -214,7 +214,14 @@ describe('parameters', () => {
     expect(queryOf('/v1/approvals')).toEqual(['approver', 'status', 'limit', 'starting_after']);
     expect(param(operation('GET', '/v1/approvals'), 'approver')!.required).toBe(true);
     expect(queryOf('/v1/webhooks')).toEqual(['limit', 'starting_after']);
-    expect(queryOf('/v1/webhooks/{id}/deliveries')).toEqual(['status', 'limit', 'starting_after']);
+    expect(queryOf('/v1/webhooks/{id}/deliveries')).toEqual([
+      'status',
+      'event_type',
+      'created_after',
+      'created_before',
+      'limit',
+      'starting_after',
+    ]);
   });
 
   it('Idempotency-Key header on the creating POSTs (orders, users, webhooks) and nowhere else', () => {
@@ -272,6 +279,7 @@ describe('request bodies', () => {
       ],
       ['POST', '/v1/webhooks', 'CreateWebhookRequest', true, ['url', 'events']],
       ['PATCH', '/v1/webhooks/{id}', 'UpdateWebhookRequest', true, undefined],
+      ['POST', '/v1/webhooks/{id}/replay', 'ReplayWebhookDeliveriesRequest', true, ['since']],
       ['PUT', '/v1/customers/{cust_id}/approval_chain', 'PutApprovalChainRequest', true, ['steps']],
     ];
     for (const [method, path, name, bodyRequired, fields] of cases) {
@@ -319,6 +327,8 @@ describe('responses', () => {
       ['POST', '/v1/webhooks/{id}/test', 202, 'WebhookDelivery'],
       ['GET', '/v1/webhooks/{id}/deliveries', 200, 'WebhookDeliveryList'],
       ['POST', '/v1/webhooks/{id}/deliveries/{delivery_id}/replay', 202, 'WebhookDelivery'],
+      ['GET', '/v1/webhooks/{id}/deliveries/{delivery_id}', 200, 'WebhookDelivery'],
+      ['POST', '/v1/webhooks/{id}/replay', 200, 'WebhookReplay'],
     ];
     expect(cases).toHaveLength(upstream.length);
     for (const [method, path, status, name] of cases) {

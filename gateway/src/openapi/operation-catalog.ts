@@ -29,12 +29,14 @@ import {
   OrderList,
   PutApprovalChainRequest,
   RejectRequest,
+  ReplayWebhookDeliveriesRequest,
   UpdateUserRequest,
   UpdateWebhookRequest,
   User,
   UserList,
   WebhookDelivery,
   WebhookDeliveryList,
+  WebhookReplay,
   WebhookSubscription,
   WebhookSubscriptionList,
   type z,
@@ -268,6 +270,20 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     tag: 'Webhooks',
     query: ListWebhookDeliveriesQuery,
     success: ok(WebhookDeliveryList, 'A page of deliveries, newest first, with their attempts'),
+  },
+  'GET /v1/webhooks/{id}/deliveries/{delivery_id}': {
+    operationId: 'retrieveWebhookDelivery',
+    tag: 'Webhooks',
+    success: ok(WebhookDelivery, 'The delivery with every attempt'),
+  },
+  'POST /v1/webhooks/{id}/replay': {
+    operationId: 'replayWebhookDeliveries',
+    tag: 'Webhooks',
+    description:
+      'Sends every `failed` delivery created in [`since`, `until`) again, each with its own ' +
+      '`Service-Delivery` id. `dry_run: true` only counts them.',
+    body: { schema: ReplayWebhookDeliveriesRequest, required: true },
+    success: ok(WebhookReplay, 'How many deliveries were (or, on a dry run, would be) sent again'),
   },
   'POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay': {
     operationId: 'replayWebhookDelivery',
