@@ -11,14 +11,21 @@ export interface PrometheusReader {
   text(): Promise<string>;
 }
 
+/** Every series carries `service_name` (the process), whatever the scrape configuration labels. */
+const CONSTANT_LABELS = /^service\.name$/;
+
 export function createPrometheusReader(): PrometheusReader {
-  const reader = new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true });
+  const reader = new PrometheusExporter({
+    preventServerStart: true,
+    withoutScopeInfo: true,
+    withResourceConstantLabels: CONSTANT_LABELS,
+  });
   return {
     reader,
     handle: (req, res) => reader.getMetricsRequestHandler(req, res),
     text: async () => {
       const { resourceMetrics } = await reader.collect();
-      return new PrometheusSerializer('', false, undefined, false, true).serialize(resourceMetrics);
+      return new PrometheusSerializer('', false, CONSTANT_LABELS, false, true).serialize(resourceMetrics);
     },
   };
 }
