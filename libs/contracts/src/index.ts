@@ -21,3 +21,4 @@ export * from './messages/auth-revocation';
 export * from './openapi-components';
 export * from './examples';
 export * from './internal/catalog-pricing';
+export * from './schemas/oauth-client-schemas';
