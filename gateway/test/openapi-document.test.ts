@@ -318,6 +318,9 @@ describe('responses', () => {
       ['POST', '/v1/approvals/{approval_id}/approve', 200, 'Approval'],
       ['POST', '/v1/approvals/{approval_id}/reject', 200, 'Approval'],
       ['POST', '/v1/approvals/preview', 200, 'ApprovalPreview'],
+      ['GET', '/v1/oauth_clients', 200, 'OAuthClientList'],
+      ['GET', '/v1/oauth_clients/{id}', 200, 'OAuthClient'],
+      ['POST', '/v1/oauth_clients/{id}/rotate_secret', 200, 'OAuthClient'],
       ['GET', '/v1/webhooks', 200, 'WebhookSubscriptionList'],
       ['POST', '/v1/webhooks', 201, 'WebhookSubscription'],
       ['GET', '/v1/webhooks/{id}', 200, 'WebhookSubscription'],
@@ -413,6 +416,7 @@ describe('responses', () => {
       'POST /v1/users',
       'POST /v1/approvals/{approval_id}/approve',
       'POST /v1/approvals/{approval_id}/reject',
+      'POST /v1/oauth_clients/{id}/rotate_secret',
       'POST /v1/webhooks',
     ]);
   });
