@@ -47,8 +47,11 @@ export function startGatewayProcess(options: {
   secret: string;
   customersUrl: string;
   redisPrefix: string;
+  /** The auth service's API (`/v1/oauth_clients`); unset: those routes answer 503. */
+  authUrl?: string;
 }): Promise<ServiceProcess> {
   return startServiceProcess('gateway', {
+    ...(options.authUrl ? { AUTH_URL: options.authUrl } : {}),
     AUTH_JWKS_URL: options.jwksUrl ?? `${options.issuer}/oauth/jwks.json`,
     AUTH_ISSUER: options.issuer,
     API_AUDIENCE: options.audience,

@@ -97,5 +97,14 @@ export const ListApprovalsQuery = z
 export const ListWebhooksQuery = PaginationQuery;
 
 export const ListWebhookDeliveriesQuery = z
-  .object({ status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional() })
+  .object({
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional(),
+    event_type: z.string().min(1).optional().openapi({ description: 'Only deliveries of this event type' }),
+    created_after: Timestamp.optional().openapi({
+      description: 'Inclusive lower bound on the creation time',
+    }),
+    created_before: Timestamp.optional().openapi({
+      description: 'Exclusive upper bound on the creation time',
+    }),
+  })
   .extend(PaginationQuery.shape);
