@@ -67,6 +67,40 @@ describe('CustomersDirectory', () => {
     expect(await directory().user(`nobody-${h.suffix}`)).toBeUndefined();
   });
 
+  it("lists an account's reach, and the users of one account by role and status", async () => {
+    const d = directory();
+    expect(await d.reach(tree.grandchild)).toEqual([tree.grandchild]);
+    expect(await d.reach(tree.root)).toEqual(
+      expect.arrayContaining([tree.root, tree.child, tree.grandchild]),
+    );
+    expect(await d.reach(`UNKNOWN-${h.suffix}`)).toBeUndefined();
+    const admin = `dir-admin-${h.suffix}`.toLowerCase();
+    const gone = `dir-gone-${h.suffix}`.toLowerCase();
+    const shopper = `dir-shop-${h.suffix}`.toLowerCase();
+    for (const [login, roles] of [
+      [admin, ['admin']],
+      [gone, ['admin']],
+      [shopper, ['shopper']],
+    ] as const) {
+      await h.admin.createUser({
+        login,
+        cust_id: tree.child,
+        name: login,
+        email: `${login}@example.com`,
+        roles,
+      });
+    }
+    await h.admin.request('POST', `/internal/v1/admin/users/${gone}/deactivate`);
+    const admins = await d.accountUsers(tree.child, { role: 'admin', status: 'active' });
+    expect(admins.map((u) => u.login)).toEqual([admin]);
+    expect((await d.accountUsers(tree.child)).map((u) => u.login).sort()).toEqual(
+      [admin, gone, shopper].sort(),
+    );
+    // Only that account's users, not its descendants'.
+    expect(await d.accountUsers(tree.grandchild, { role: 'admin' })).toEqual([]);
+    expect(await d.accountUsers(`UNKNOWN-${h.suffix}`)).toEqual([]);
+  });
+
   it('turns an unreachable customers service into 503 service_unavailable', async () => {
     const down = new CustomersDirectory({
       baseUrl: 'http://127.0.0.1:1',
