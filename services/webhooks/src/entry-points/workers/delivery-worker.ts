@@ -191,41 +191,41 @@ export class DeliveryWorker implements EntryPoint {
   private async deliver(item: Queued): Promise<void> {
     const { row, subscription } = item;
     let outcome: AttemptOutcome;
+    let body: string | null;
     try {
-      const body = this.o.bodyFor ? await this.o.bodyFor(row, subscription) : JSON.stringify(row.event);
-      if (body === null) {
-        outcome = this.outcomeOf(row, {
-          ok: true,
-          statusCode: null,
-          latencyMs: 0,
-          error: 'not sent: the event is not visible to this account',
-          responseExcerpt: null,
-        });
-      } else {
-        const timestamp = Math.floor(Date.now() / 1000);
-        const result = await this.o.sender.send({
-          url: subscription.url,
-          body,
-          headers: {
-            'Content-Type': 'application/json',
-            'Service-Event': row.event_type,
-            'Service-Delivery': row.id,
-            'Service-Signature': signatureHeader(body, item.secrets, timestamp),
-          },
-        });
-        outcome = this.outcomeOf(row, result);
-      }
+      body = this.o.bodyFor ? await this.o.bodyFor(row, subscription) : JSON.stringify(row.event);
     } catch (err) {
-      this.o.logger.error({ err, delivery_id: row.id }, 'delivery attempt failed unexpectedly');
+      // What the event carries could not be read (e.g. the catalog is down): a failed attempt, retried.
       outcome = this.outcomeOf(row, {
         ok: false,
         statusCode: null,
         latencyMs: 0,
-        error: 'internal error before sending',
+        error: `not sent: ${(err as Error).message}`,
         responseExcerpt: null,
       });
+      this.outcomes.push(outcome);
+      await this.flush();
+      return;
     }
-    this.outcomes.push(outcome);
+    if (body === null) {
+      // Nothing for this subscription (its account cannot see the item): the delivery goes away.
+      await this.o.deliveries.discard(this.owner, [row.id]).catch((err: unknown) => {
+        this.o.logger.warn({ err, delivery_id: row.id }, 'discarding a delivery failed; it will be retried');
+      });
+      return;
+    }
+    const timestamp = Math.floor(Date.now() / 1000);
+    const result = await this.o.sender.send({
+      url: subscription.url,
+      body,
+      headers: {
+        'Content-Type': 'application/json',
+        'Service-Event': row.event_type,
+        'Service-Delivery': row.id,
+        'Service-Signature': signatureHeader(body, item.secrets, timestamp),
+      },
+    });
+    this.outcomes.push(this.outcomeOf(row, result));
     await this.flush();
   }
 
