@@ -157,6 +157,13 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: 'POST',
+    path: '/v1/approvals/preview',
+    service: 'approvals',
+    scopes: ['orders:write'],
+    summary: 'Preview the approval of a draft order',
+  },
+  {
+    method: 'POST',
     path: '/v1/approvals/{approval_id}/approve',
     service: 'approvals',
     scopes: ['orders:write'],
@@ -249,6 +256,20 @@ export const ROUTES: readonly Route[] = [
     service: 'webhooks',
     scopes: ['admin:all'],
     summary: "List a subscription's deliveries and their attempts",
+  },
+  {
+    method: 'GET',
+    path: '/v1/webhooks/{id}/deliveries/{delivery_id}',
+    service: 'webhooks',
+    scopes: ['admin:all'],
+    summary: 'Retrieve a delivery with its attempts',
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhooks/{id}/replay',
+    service: 'webhooks',
+    scopes: ['admin:all'],
+    summary: 'Replay the failed deliveries of a time range',
   },
   {
     method: 'POST',

@@ -7,6 +7,7 @@ import {
   Approval,
   ApprovalChain,
   ApprovalList,
+  ApprovalPreview,
   ApproveRequest,
   CancelOrderRequest,
   CatalogItem,
@@ -28,12 +29,14 @@ import {
   OrderList,
   PutApprovalChainRequest,
   RejectRequest,
+  ReplayWebhookDeliveriesRequest,
   UpdateUserRequest,
   UpdateWebhookRequest,
   User,
   UserList,
   WebhookDelivery,
   WebhookDeliveryList,
+  WebhookReplay,
   WebhookSubscription,
   WebhookSubscriptionList,
   ListOAuthClientsQuery,
@@ -195,6 +198,15 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     query: ListApprovalsQuery,
     success: ok(ApprovalList, 'A page of approvals'),
   },
+  'POST /v1/approvals/preview': {
+    operationId: 'previewApproval',
+    tag: 'Approvals',
+    description:
+      'Beyond the spec: for a draft order body (as `POST /v1/orders`), whether it would need approval, its total and the approvers it would walk. Creates nothing.',
+    body: { schema: CreateOrderRequest, required: true },
+    namesAccount: true,
+    success: ok(ApprovalPreview, 'The preview'),
+  },
   'POST /v1/approvals/{approval_id}/approve': {
     operationId: 'approveApproval',
     tag: 'Approvals',
@@ -262,6 +274,20 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     tag: 'Webhooks',
     query: ListWebhookDeliveriesQuery,
     success: ok(WebhookDeliveryList, 'A page of deliveries, newest first, with their attempts'),
+  },
+  'GET /v1/webhooks/{id}/deliveries/{delivery_id}': {
+    operationId: 'retrieveWebhookDelivery',
+    tag: 'Webhooks',
+    success: ok(WebhookDelivery, 'The delivery with every attempt'),
+  },
+  'POST /v1/webhooks/{id}/replay': {
+    operationId: 'replayWebhookDeliveries',
+    tag: 'Webhooks',
+    description:
+      'Sends every `failed` delivery created in [`since`, `until`) again, each with its own ' +
+      '`Service-Delivery` id. `dry_run: true` only counts them.',
+    body: { schema: ReplayWebhookDeliveriesRequest, required: true },
+    success: ok(WebhookReplay, 'How many deliveries were (or, on a dry run, would be) sent again'),
   },
   'POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay': {
     operationId: 'replayWebhookDelivery',

@@ -30,6 +30,7 @@ import { EXPIRED_SECRET_DESCRIPTION } from '../../domain/client-secret-policy';
 import { TOKEN_TTL } from '../../domain/token-lifetimes';
 import { errorPage } from './sign-in-views';
 import { RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
+import { platformMetrics } from '@ordering/telemetry';
 
 export interface OidcProviderDeps {
   config: AuthConfig;
@@ -393,9 +394,18 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     return secretMatches(hmacKey, actual, previous);
   };
 
-  provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) =>
-    deps.logger.error({ err }, 'oidc-provider server error'),
-  );
+  provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) => {
+    platformMetrics().tokenErrors.add(1, { error: 'server_error', endpoint: 'any' });
+    deps.logger.error({ err }, 'oidc-provider server error');
+  });
+  // The token endpoint's answers, for its error-rate alert (docs/operations.md).
+  provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+    const grantType = (ctx.oidc.params?.grant_type as string | undefined) ?? 'unknown';
+    platformMetrics().tokensIssued.add(1, { grant_type: grantType });
+  });
+  provider.on('grant.error', (_ctx: KoaContextWithOIDC, err: Error & { error?: string }) => {
+    platformMetrics().tokenErrors.add(1, { error: err.error ?? 'server_error', endpoint: 'token' });
+  });
 
   return provider;
 }
