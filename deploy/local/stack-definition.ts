@@ -99,6 +99,11 @@ export function stackProcesses(settings: StackSettings): StackProcess[] {
   const existing = SERVICE_NAMES.filter((name) =>
     fs.existsSync(path.join(repoRoot, 'services', name, 'package.json')),
   );
+  // Settings of one service on a laptop only (production refuses them).
+  const localOnly: Partial<Record<ServiceName, Record<string, string>>> = {
+    // Webhook receivers at http://127.0.0.1 / http://localhost, so an integrator can try webhooks locally.
+    webhooks: { WEBHOOKS_ALLOW_LOCAL_HTTP: 'true' },
+  };
   const services: StackProcess[] = existing.map((name) => ({
     name,
     dir: path.join(repoRoot, 'services', name),
@@ -111,6 +116,7 @@ export function stackProcesses(settings: StackSettings): StackProcess[] {
       OTEL_SERVICE_NAME: name,
       PORT: String(ports[name]),
       DATABASE_URL: `${settings.pgBaseUrl}/${settings.databasePrefix}${name}`,
+      ...localOnly[name],
     },
   }));
   const gateway: StackProcess = {

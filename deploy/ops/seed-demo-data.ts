@@ -3,6 +3,7 @@
 import type { StackProcess, StackSettings } from '../local/stack-definition';
 import type { DemoData } from '../local/stack-file';
 import { seedAuth } from './seeders/auth';
+import { seedCatalog } from './seeders/catalog';
 import { seedCustomers } from './seeders/customers';
 
 export interface SeedContext {
@@ -16,6 +17,7 @@ type Seeder = (ctx: SeedContext, demo: DemoData) => Promise<void>;
 const seeders: [string, Seeder][] = [
   ['customers', seedCustomers],
   ['auth', seedAuth],
+  ['catalog', seedCatalog],
 ];
 
 export async function seedDemoData(ctx: SeedContext): Promise<DemoData> {

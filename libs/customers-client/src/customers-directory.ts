@@ -92,6 +92,25 @@ export class CustomersDirectory {
     return res.body;
   }
 
+  /** The account and every descendant; undefined for an unknown account. Read now. */
+  async reach(custId: string): Promise<string[] | undefined> {
+    const path = `/internal/v1/customers/${encodeURIComponent(custId)}/reach`;
+    const res = await this.api.request<{ cust_ids: string[] }>('GET', path);
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw this.api.unexpected(res, path);
+    return res.body.cust_ids;
+  }
+
+  /** The users of one account (not its descendants), filtered by role and status; read now. */
+  async accountUsers(custId: string, filter: { role?: string; status?: string } = {}): Promise<User[]> {
+    const query = new URLSearchParams(filter as Record<string, string>).toString();
+    const path = `/internal/v1/customers/${encodeURIComponent(custId)}/users${query ? `?${query}` : ''}`;
+    const res = await this.api.request<{ data: User[] }>('GET', path);
+    if (res.status === 404) return [];
+    if (res.status !== 200) throw this.api.unexpected(res, path);
+    return res.body.data;
+  }
+
   /** Forgets cached lineages (all, or one account's). */
   forget(custId?: string): void {
     if (custId === undefined) this.lineages?.clear();

@@ -24,6 +24,18 @@ export interface CreateKnexOptions {
   logger?: DbLogger;
   /** TLS to the server; default from DATABASE_SSL_MODE / DATABASE_SSL_CA_FILE (database-tls.ts). */
   ssl?: false | ConnectionOptions;
+  /**
+   * Settings of every session of the pool, sent at connection start-up (`-c name=value`), e.g. a
+   * pg_trgm similarity threshold the service's queries rely on.
+   */
+  sessionSettings?: Record<string, string>;
+}
+
+/** libpq's `options` startup parameter for these settings (spaces and backslashes escaped). */
+function startupOptions(settings: Record<string, string>): string {
+  return Object.entries(settings)
+    .map(([name, value]) => `-c ${name}=${value.replace(/[\\ ]/g, (c) => `\\${c}`)}`)
+    .join(' ');
 }
 
 export function createKnex(options: CreateKnexOptions): Knex {
@@ -33,6 +45,7 @@ export function createKnex(options: CreateKnexOptions): Knex {
       connectionString: options.url,
       ssl: options.ssl ?? databaseTlsFromEnv(),
       ...(options.service ? { application_name: options.service } : {}),
+      ...(options.sessionSettings ? { options: startupOptions(options.sessionSettings) } : {}),
     },
     pool: { min: options.pool?.min ?? 0, max: options.pool?.max ?? 10 },
     acquireConnectionTimeout: options.acquireConnectionTimeoutMs ?? 10_000,

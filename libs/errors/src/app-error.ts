@@ -16,6 +16,8 @@ export interface AppErrorOptions {
   /** Extra response headers (e.g. `WWW-Authenticate`, `Retry-After`). */
   headers?: Record<string, string>;
   cause?: unknown;
+  /** Extra members of the body's `error` object (e.g. every problem of a refused import). */
+  details?: Record<string, unknown>;
 }
 
 export class AppError extends Error {
@@ -24,6 +26,7 @@ export class AppError extends Error {
   readonly code: string;
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
+  readonly details: Record<string, unknown> | undefined;
 
   constructor(status: number, type: ErrorType, code: string, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -33,6 +36,7 @@ export class AppError extends Error {
     this.code = code;
     this.param = options.param;
     this.headers = options.headers ?? {};
+    this.details = options.details;
   }
 }
 

@@ -8,6 +8,7 @@ export interface ErrorBody {
     message: string;
     param?: string;
     request_id: string;
+    [detail: string]: unknown;
   };
 }
 
@@ -19,6 +20,7 @@ export function toAppError(err: unknown): AppError {
 export function errorBody(err: AppError, requestId: string): ErrorBody {
   return {
     error: {
+      ...err.details,
       type: err.type,
       code: err.code,
       message: err.message,

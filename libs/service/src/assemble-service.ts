@@ -59,6 +59,13 @@ export interface ServiceOptions {
   logger?: Logger;
 }
 
+/** What a service states about itself besides its parts. */
+export interface ServiceDefinition {
+  migrations: Migration[];
+  /** Settings of every database session (see CreateKnexOptions.sessionSettings). */
+  sessionSettings?: Record<string, string>;
+}
+
 export interface AssembledService<P extends object> {
   /** SERVICE_NAME, as in logs. */
   name: string;
@@ -88,7 +95,7 @@ function kafkaReadiness(health: KafkaHealth, mode: 'required' | 'degraded'): Rea
 
 export async function assembleService<C extends ServiceConfig, P extends object>(
   config: C,
-  options: ServiceOptions & { migrations: Migration[] },
+  options: ServiceOptions & ServiceDefinition,
   compose: (foundation: Foundation<C>) => OwnParts<P> | Promise<OwnParts<P>>,
 ): Promise<AssembledService<P>> {
   const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
@@ -98,6 +105,7 @@ export async function assembleService<C extends ServiceConfig, P extends object>
     pool: { max: config.DATABASE_POOL_MAX },
     logger,
     migrations: options.migrations,
+    ...(options.sessionSettings ? { sessionSettings: options.sessionSettings } : {}),
   });
   const kafka = createKafka({ clientId: config.SERVICE_NAME, brokers: config.KAFKA_BROKERS, logger });
   const kafkaHealth = new KafkaHealth(kafka, { timeoutMs: 1000 });

@@ -287,6 +287,34 @@ describe('authorization code flow with PKCE', () => {
     expect(await h.redis.keys(`${h.config.REDIS_KEY_PREFIX}revoked:grant:*`)).toEqual([]);
   });
 
+  it("bounds a refreshed token by the user's roles at refresh time: a demoted admin loses admin scopes", async () => {
+    const { config } = await firstPartyWebClient(['openid', 'orders:read', 'users:read', 'admin:all']);
+    const record = h.customers.add({
+      login: 'ada',
+      password: 'ada-password-1',
+      cust_id: 'ACME',
+      roles: ['admin'],
+    });
+    const started = await startFlow(config, 'openid orders:read users:read admin:all');
+    const callback = await started.browser.submit(started.page, '/login', {
+      login: 'ada',
+      password: 'ada-password-1',
+    });
+    const tokens = await client.authorizationCodeGrant(config, new URL(callback.url), {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+    });
+    expect(tokens.scope?.split(' ').sort()).toEqual(['admin:all', 'openid', 'orders:read', 'users:read']);
+
+    // The customers service now says ada is a plain shopper (an admin took the role away).
+    record.roles = ['shopper'];
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(String(decodeJwt(refreshed.access_token).scope).split(' ').sort()).toEqual([
+      'openid',
+      'orders:read',
+    ]);
+  });
+
   it('hands out no access token under a grant whose revocation raced ahead of its deletion', async () => {
     const { id, secret, config } = await firstPartyWebClient();
     const { tokens } = await codeFlow(config, 'openid orders:read');
@@ -400,6 +428,29 @@ describe('authorization code flow with PKCE', () => {
       expectedState: started.state,
     });
     expect(tokens.scope?.split(' ').sort()).toEqual(['openid', 'orders:read']);
+  });
+
+  it("asks a third-party client's consent only for what the shopper's role allows, and issues no more", async () => {
+    const { client: c, clientSecret } = await h.register({
+      type: 'web',
+      firstParty: false,
+      scopes: ['openid', 'orders:read', 'users:read', 'admin:all'],
+      name: 'Greedy Partner',
+    });
+    const config = await h.discover(c.clientId, clientSecret);
+    const started = await startFlow(config, 'openid orders:read users:read admin:all');
+    const consent = await signInAs(started, 'ann', 'correct horse');
+    expect(consent.status).toBe(200);
+    expect(consent.html).toContain('orders:read');
+    expect(consent.html).not.toContain('users:read');
+    expect(consent.html).not.toContain('admin:all');
+    const callback = await started.browser.submit(consent, '/confirm');
+    const tokens = await client.authorizationCodeGrant(config, new URL(callback.url), {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+    });
+    expect(tokens.scope?.split(' ').sort()).toEqual(['openid', 'orders:read']);
+    expect(String(decodeJwt(tokens.access_token).scope).split(' ').sort()).toEqual(['openid', 'orders:read']);
   });
 
   it('ends with access_denied when the shopper denies consent', async () => {

@@ -5,7 +5,7 @@ import { type AssembledService, type ServiceOptions, assembleService, startServi
 import { migrations } from '../migrations';
 import type { CustomersConfig } from './config';
 import { CustomersDatabase } from './data-access/customers-database';
-import { IdempotencyStore } from './data-access/idempotency-store';
+import { IdempotencyStore } from '@ordering/idempotency';
 import { type Clock, systemClock } from './domain/clock';
 import type { CredentialPolicy } from './domain/credentials-use-case';
 import { type UseCases, createUseCases } from './domain/use-cases';

@@ -21,12 +21,14 @@ const TOPIC_OF_TYPE: Record<EventType, Topic | null> = {
   [EVENT_TYPES.orderCancelled]: TOPICS.orders,
   [EVENT_TYPES.userCreated]: TOPICS.users,
   [EVENT_TYPES.userDeactivated]: TOPICS.users,
-  [EVENT_TYPES.catalogItemUpdated]: TOPICS.catalogItems,
+  // Per receiving account, built by the webhooks service from the catalog's one change message per
+  // item (TOPICS.catalogItems, messages/catalog-item-change.ts); never on Kafka as an envelope.
+  [EVENT_TYPES.catalogItemUpdated]: null,
   // Delivered by the webhooks service straight to one subscription; never on Kafka.
   [EVENT_TYPES.webhookTest]: null,
 };
 
-/** The topic of an event type, or null for `webhook.test`, which is not published on Kafka. */
+/** The topic of an event type, or null for the types not published on Kafka as envelopes. */
 export function topicOfEventType(type: EventType): Topic | null {
   return TOPIC_OF_TYPE[type];
 }

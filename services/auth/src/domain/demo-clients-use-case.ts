@@ -84,8 +84,9 @@ export async function ensureDemoClients(
         scopes: registration.scopes,
         custId: registration.custId,
         login: registration.login,
+        allAccounts: registration.allAccounts ?? false,
       });
-      secret = await rotateClientSecret(deps, registration.clientId!);
+      secret = (await rotateClientSecret(deps, registration.clientId!)).secret;
     }
     result.push({
       client_id: registration.clientId!,

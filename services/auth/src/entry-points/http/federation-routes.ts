@@ -200,8 +200,7 @@ export function mountFederationRoutes(app: Express, deps: FederationRoutesDeps):
     }
     if (result.created) deps.logger.info({ sub: result.sub }, 'shopper provisioned just in time');
     const client = await provider.Client.find(String(details.params.client_id));
-    const clientCustId = (client as unknown as Record<string, unknown> | undefined)?.cust_id;
-    if (!(await subjectInClientTree(deps.federation.customers, clientCustId, result.sub))) {
+    if (!(await subjectInClientTree(deps.federation.customers, client, result.sub))) {
       deps.logger.info({ sub: result.sub }, 'federated sign-in refused: outside the client account tree');
       await signInAgain(
         res,

@@ -112,8 +112,7 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
       return;
     }
     const client = await provider.Client.find(String(details.params.client_id));
-    const clientCustId = (client as unknown as Record<string, unknown> | undefined)?.cust_id;
-    if (!(await subjectInClientTree(deps.signIn.customers, clientCustId, result.sub))) {
+    if (!(await subjectInClientTree(deps.signIn.customers, client, result.sub))) {
       page(
         403,
         `${login.trim()} cannot sign in to ${name}: this application serves another organisation. Sign in with an account of that organisation, or return to the application.`,

@@ -1,7 +1,7 @@
 // The internal API other services call (never routed by the gateway): credentials and JIT for the
 // auth service; users, accounts and reach for everyone.
-import { parseBody, pathParam } from '@ordering/http';
-import { requestObject } from '@ordering/contracts';
+import { optionalEnumQuery, parseBody, pathParam } from '@ordering/http';
+import { USER_ROLES, USER_STATUSES, requestObject } from '@ordering/contracts';
 import { Router } from 'express';
 import { z } from 'zod';
 import { userResource } from '../../domain/shopper';
@@ -54,6 +54,18 @@ export function internalRoutes(uc: UseCases): Router {
       cust_id: pathParam(req, 'cust_id'),
       cust_ids: await uc.accountQueries.reachOf(pathParam(req, 'cust_id')),
     });
+  });
+
+  /** The users of one account (not its descendants), e.g. its active admins (approvals reassignment). */
+  router.get('/internal/v1/customers/:cust_id/users', async (req, res) => {
+    const custId = pathParam(req, 'cust_id');
+    const role = optionalEnumQuery(req.query, 'role', USER_ROLES);
+    const status = optionalEnumQuery(req.query, 'status', USER_STATUSES);
+    const users = await uc.shoppers.list(
+      { reachRoot: custId },
+      { custId, ...(role ? { role } : {}), ...(status ? { status } : {}), limit: 100 },
+    );
+    res.json({ object: 'list', data: users.filter((u) => u.cust_id === custId).map(userResource) });
   });
 
   return router;

@@ -2,7 +2,7 @@
 // gateway forwards; `/internal` only identities with the `internal` scope (services, operators).
 import type express from 'express';
 import { INTERNAL_SCOPE, requireIdentity, requireScope } from '@ordering/http';
-import type { IdempotencyStore } from '../../data-access/idempotency-store';
+import type { IdempotencyStore } from '@ordering/idempotency';
 import type { UseCases } from '../../domain/use-cases';
 import { adminRoutes } from './admin-routes';
 import { customerRoutes } from './customer-routes';

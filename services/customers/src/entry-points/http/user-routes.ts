@@ -13,10 +13,10 @@ import {
   requestPath,
   requireScope,
 } from '@ordering/http';
-import type { IdempotencyStore } from '../../data-access/idempotency-store';
+import type { IdempotencyStore } from '@ordering/idempotency';
 import { userResource } from '../../domain/shopper';
 import type { UseCases } from '../../domain/use-cases';
-import { respondIdempotently } from './idempotent-create';
+import { respondIdempotently } from '@ordering/idempotency';
 
 export function userRoutes(uc: UseCases, idempotency: IdempotencyStore): Router {
   const router = Router();

@@ -1,7 +1,7 @@
 // Periodic clean-up, every `intervalMs` (first run at start): idempotency keys past their 24 h
 // window and sign-in failure counts past theirs.
 import type { EntryPoint, Logger } from '@ordering/http';
-import type { IdempotencyStore } from '../../data-access/idempotency-store';
+import type { IdempotencyStore } from '@ordering/idempotency';
 import type { Credentials } from '../../domain/credentials-use-case';
 
 export function maintenanceJob(

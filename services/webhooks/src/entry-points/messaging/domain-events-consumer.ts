@@ -1,5 +1,6 @@
-// Consumes every domain event topic an account's webhooks can subscribe to and records each event
-// once (the consumer runner applies it in one transaction with the inbox row).
+// Consumes every domain event topic an account's webhooks can subscribe to; each event is recorded
+// and fanned out to its deliveries once (the consumer runner applies it in one transaction with the
+// inbox row).
 import { trace } from '@opentelemetry/api';
 import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
@@ -10,7 +11,7 @@ import {
   type EventHandlers,
   type MessagingLogger,
 } from '@ordering/messaging';
-import type { recordEventUseCase } from '../../domain/record-event-use-case';
+import type { fanOutUseCase } from '../../domain/fan-out-use-case';
 
 export const DOMAIN_EVENT_TOPICS = [TOPICS.orders, TOPICS.users, TOPICS.catalogItems];
 
@@ -19,7 +20,7 @@ export function domainEventsConsumer(deps: {
   knex: Knex;
   groupId: string;
   fromBeginning: boolean;
-  recordEvent: ReturnType<typeof recordEventUseCase>;
+  recordEvent: ReturnType<typeof fanOutUseCase>;
   logger?: MessagingLogger;
 }): ConsumerRunner {
   const record = async (event: Parameters<typeof deps.recordEvent>[1], ctx: { trx: Knex.Transaction }) => {

@@ -1,15 +1,14 @@
 // The idempotency store on its own: expiry after the window, take-over of abandoned claims, purge.
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@ordering/testing';
-import { migrations } from '../migrations';
-import { IdempotencyStore, requestFingerprint } from '../src/data-access/idempotency-store';
+import { IdempotencyStore, idempotencyMigration, requestFingerprint } from '../src';
 
 let db: TestDatabase;
 let now = new Date('2026-11-22T10:00:00Z');
 let store: IdempotencyStore;
 
 beforeAll(async () => {
-  db = await createTestDatabase({ service: 'customers', migrations });
+  db = await createTestDatabase({ service: 'idempotency', migrations: [idempotencyMigration] });
   store = new IdempotencyStore(db.knex, { now: () => now, ttlMs: 24 * 3600_000, lockTimeoutMs: 60_000 });
 });
 afterAll(() => db?.drop());

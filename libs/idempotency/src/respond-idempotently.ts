@@ -5,11 +5,7 @@ import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
 import { InputError } from '@ordering/errors';
 import { identityOf, requestPath } from '@ordering/http';
-import {
-  type IdempotencyStore,
-  type StoredResponse,
-  requestFingerprint,
-} from '../../data-access/idempotency-store';
+import { type IdempotencyStore, type StoredResponse, requestFingerprint } from './idempotency-store';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

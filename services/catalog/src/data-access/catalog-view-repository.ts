@@ -1,0 +1,190 @@
+// The catalog as one account sees it, in one SQL statement per read: the account's price lists (in
+// its currency, nearest first), its availability rules (nearest first) and the visibility rules of
+// its lineage are resolved inside PostgreSQL for just the rows of the answer. Search ranks with
+// PostgreSQL full-text search (English stems; item code weighs A, name B, description C) and
+// pg_trgm word similarity for typos, both on indexes.
+import type { Knex } from 'knex';
+
+type Binding = Knex.RawBinding;
+import type { AccountItemRow, AccountTerms } from '../domain/catalog-item';
+
+/** Position after the last row of a page: by item code when browsing, by rank when searching. */
+export type ListCursor =
+  { kind: 'browse'; itemCode: string } | { kind: 'search'; tier: number; score: number; id: string };
+
+export interface ListQuery {
+  /** The category and every category below it. */
+  categoryIds?: string[];
+  available?: boolean;
+  q?: string;
+  after?: ListCursor;
+  limit: number;
+}
+
+export type RankedRow = AccountItemRow & { tier?: number; score?: number };
+
+const ITEM_COLUMNS = `i.id, i.item_code, i.name, i.description, i.category_id, c.name as category_name,
+  i.flags, i.images, i.lead_time_days,
+  coalesce(pl.tiers, i.base_tiers) as tiers,
+  (i.lifecycle = 'active' and i.stock_state <> 'out_of_stock' and coalesce(av.available, true)) as available`;
+
+/**
+ * `lists`: the price lists assigned in the account's lineage in its currency, nearest first;
+ * `lin`: the lineage with depths. Bindings: lineage, currency, lineage.
+ */
+const TERMS_CTE = `with lists as materialized (
+    select a.price_list_id, l.depth
+    from unnest(?::text[]) with ordinality as l(cust_id, depth)
+    join price_list_assignments a on a.cust_id = l.cust_id
+    join price_lists p on p.id = a.price_list_id and p.currency = ?
+  ), lin as materialized (
+    select cust_id, depth from unnest(?::text[]) with ordinality as l(cust_id, depth)
+  )`;
+
+/** Joins resolving the account's terms per item row, and the visibility/currency condition. */
+const TERMS_JOINS = `join categories c on c.id = i.category_id
+  left join lateral (
+    select e.tiers from lists
+    join price_list_items e on e.price_list_id = lists.price_list_id and e.item_id = i.id
+    order by lists.depth limit 1
+  ) pl on true
+  left join lateral (
+    select r.available from lin
+    join availability_rules r on r.cust_id = lin.cust_id and r.item_id = i.id
+    order by lin.depth limit 1
+  ) av on true`;
+
+/** Bindings: lineage, currency. */
+const VISIBLE = `(not i.restricted or exists (
+    select 1 from item_visibility v where v.item_id = i.id and v.cust_id = any(?::text[])))
+  and (pl.tiers is not null or i.currency = ?)`;
+
+const AVAILABLE = `(i.lifecycle = 'active' and i.stock_state <> 'out_of_stock' and coalesce(av.available, true))`;
+
+/**
+ * Session settings the search relies on: a query word counts as a typo of a name's word from a
+ * trigram word similarity of 0.5 ("stapeler" ~ "Stapler" is 0.55; pg_trgm's default 0.6 misses it).
+ */
+export const SEARCH_SESSION_SETTINGS = { 'pg_trgm.word_similarity_threshold': '0.5' };
+
+export class CatalogViewRepository {
+  constructor(private readonly knex: Knex) {}
+
+  private termsBindings(account: AccountTerms): Binding[] {
+    return [account.lineage, account.currency, account.lineage];
+  }
+
+  /** One page of the account's catalog (limit + 1 rows: the extra says there is more). */
+  async list(account: AccountTerms, query: ListQuery): Promise<RankedRow[]> {
+    const filters: string[] = [VISIBLE];
+    const bindings: Binding[] = [account.lineage, account.currency];
+    if (query.categoryIds) {
+      filters.push('i.category_id = any(?::text[])');
+      bindings.push(query.categoryIds);
+    }
+    if (query.available !== undefined) {
+      filters.push(`${AVAILABLE} = ?`);
+      bindings.push(query.available);
+    }
+    if (query.q === undefined) return this.browse(account, filters, bindings, query);
+    return this.search(account, query.q, filters, bindings, query);
+  }
+
+  private async browse(
+    account: AccountTerms,
+    filters: string[],
+    bindings: Binding[],
+    query: ListQuery,
+  ): Promise<RankedRow[]> {
+    if (query.after?.kind === 'browse') {
+      filters.push('i.item_code > ?');
+      bindings.push(query.after.itemCode);
+    }
+    const sql = `${TERMS_CTE}
+      select ${ITEM_COLUMNS} from items i ${TERMS_JOINS}
+      where ${filters.join(' and ')}
+      order by i.item_code limit ?`;
+    const { rows } = await this.knex.raw(sql, [...this.termsBindings(account), ...bindings, query.limit]);
+    return rows as RankedRow[];
+  }
+
+  /**
+   * Ranked: tier 0 an exact item code, 1 a match in code or name, 2 in the description, 3 a typo of
+   * a word of the name (trigram word similarity); within a tier by ts_rank (or similarity), then id.
+   */
+  private async search(
+    account: AccountTerms,
+    q: string,
+    filters: string[],
+    bindings: Binding[],
+    query: ListQuery,
+  ): Promise<RankedRow[]> {
+    const after = query.after?.kind === 'search' ? query.after : undefined;
+    const sql = `${TERMS_CTE}, query as materialized (select websearch_to_tsquery('english', ?) as tsq)
+      select * from (
+        select ${ITEM_COLUMNS},
+          case when lower(i.item_code) = lower(?) then 0
+               when ts_filter(i.search, '{a,b}') @@ query.tsq then 1
+               when i.search @@ query.tsq then 2
+               else 3 end as tier,
+          case when i.search @@ query.tsq then ts_rank(i.search, query.tsq)::float8
+               else word_similarity(?, i.name)::float8 end as score
+        from query, items i ${TERMS_JOINS}
+        where (lower(i.item_code) = lower(?) or i.search @@ query.tsq or ? <% i.name)
+          and ${filters.join(' and ')}
+      ) ranked
+      ${after ? 'where (tier, -score, id) > (?, ?, ?)' : ''}
+      order by tier, score desc, id limit ?`;
+    const all = [
+      ...this.termsBindings(account),
+      q,
+      q,
+      q,
+      q,
+      q,
+      ...bindings,
+      ...(after ? [after.tier, -after.score, after.id] : []),
+      query.limit,
+    ];
+    const { rows } = await this.knex.raw(sql, all);
+    return rows as RankedRow[];
+  }
+
+  /** Items by id or by item code, as the account sees them; absent when it cannot see them. */
+  async find(account: AccountTerms, by: { ids?: string[]; codes?: string[] }): Promise<AccountItemRow[]> {
+    const key = by.ids ? 'i.id' : 'i.item_code';
+    const sql = `${TERMS_CTE}
+      select ${ITEM_COLUMNS} from items i ${TERMS_JOINS}
+      where ${key} = any(?::text[]) and ${VISIBLE}`;
+    const { rows } = await this.knex.raw(sql, [
+      ...this.termsBindings(account),
+      by.ids ?? by.codes ?? [],
+      account.lineage,
+      account.currency,
+    ]);
+    return rows as AccountItemRow[];
+  }
+
+  /** Item id and code by id or code, whatever any account sees (the views call); undefined if unknown. */
+  async itemKey(by: { id?: string; code?: string }): Promise<{ id: string; item_code: string } | undefined> {
+    const row = await this.knex('items')
+      .select('id', 'item_code')
+      .where(by.id !== undefined ? { id: by.id } : { item_code: by.code ?? '' })
+      .first();
+    return row as { id: string; item_code: string } | undefined;
+  }
+
+  /** The category and all categories below it; undefined for an unknown category. */
+  async categorySubtree(categoryId: string): Promise<string[] | undefined> {
+    const { rows } = await this.knex.raw(
+      `with recursive sub as (
+         select id from categories where id = ?
+         union all
+         select c.id from categories c join sub on c.parent_id = sub.id
+       ) select id from sub`,
+      [categoryId],
+    );
+    const ids = (rows as { id: string }[]).map((r) => r.id);
+    return ids.length > 0 ? ids : undefined;
+  }
+}

@@ -1,0 +1,28 @@
+// The catalog's use cases over its stores, wired once per service.
+import type { Knex } from 'knex';
+import { CatalogAdminRepository } from '../data-access/catalog-admin-repository';
+import { CatalogViewRepository } from '../data-access/catalog-view-repository';
+import { ItemImportRepository } from '../data-access/item-import-repository';
+import { BulkImport } from './bulk-import-use-case';
+import { CatalogAdministration, type Clock } from './catalog-admin-use-case';
+import { type AccountDirectory, CatalogQueries } from './catalog-queries-use-case';
+
+export interface UseCases {
+  queries: CatalogQueries;
+  admin: CatalogAdministration;
+  bulkImport: BulkImport;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export function createUseCases(
+  knex: Knex,
+  directory: AccountDirectory,
+  clock: Clock = systemClock,
+): UseCases {
+  return {
+    queries: new CatalogQueries(new CatalogViewRepository(knex), directory),
+    admin: new CatalogAdministration(new CatalogAdminRepository(knex), directory, clock),
+    bulkImport: new BulkImport(new ItemImportRepository(knex), clock),
+  };
+}

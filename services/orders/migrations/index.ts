@@ -1,0 +1,12 @@
+// The orders service's migrations, in order (the messaging tables first, as their names sort).
+import type { Migration } from '@ordering/db';
+import { idempotencyMigration } from '@ordering/idempotency';
+import { inboxMigration, outboxMigration } from '@ordering/messaging';
+import { ordersMigration } from './orders-migration';
+
+export const migrations: Migration[] = [
+  outboxMigration,
+  inboxMigration,
+  idempotencyMigration,
+  ordersMigration,
+];

@@ -1,0 +1,23 @@
+// The orders service's environment, checked at start-up.
+import { env, loadConfig } from '@ordering/config';
+import { consumerEnv, outboxEnv, serviceEnv } from '@ordering/service';
+import { z } from 'zod';
+
+export const ORDERS_PORT = 8101;
+
+export const ordersEnv = z.object({
+  ...serviceEnv({ name: 'orders', port: ORDERS_PORT }),
+  ...outboxEnv,
+  ...consumerEnv('orders'),
+  CUSTOMERS_URL: env.url('http://127.0.0.1:8103'),
+  CATALOG_URL: env.url('http://127.0.0.1:8102'),
+  APPROVALS_URL: env.url('http://127.0.0.1:8104'),
+  /** Bound on one call to the customers, catalog or approvals service. */
+  UPSTREAM_TIMEOUT_MS: env.int(3000).pipe(z.number().int().min(100)),
+});
+
+export type OrdersConfig = z.infer<typeof ordersEnv>;
+
+export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env): OrdersConfig {
+  return loadConfig(ordersEnv, source);
+}

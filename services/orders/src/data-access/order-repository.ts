@@ -1,0 +1,204 @@
+// The only place that knows how an order is stored: rows of `orders` and `order_items` <-> the
+// aggregate's state. Bound to the pool or to one transaction.
+import type { Knex } from 'knex';
+import type { OrderStatus } from '@ordering/contracts';
+import { Order, type OrderLine, type OrderState } from '../domain/order';
+
+interface OrderRow {
+  id: string;
+  cust_id: string;
+  ordered_by_login: string;
+  ordered_by_name: string;
+  status: OrderStatus;
+  currency: string;
+  subtotal: string | number;
+  tax: string | number;
+  shipping: string | number;
+  total: string | number;
+  shipping_address: OrderState['shipping_address'];
+  cost_center: string | null;
+  po_number: string | null;
+  submitted_at: Date;
+  approved_at: Date | null;
+  in_production_at: Date | null;
+  delivered_at: Date | null;
+  cancelled_at: Date | null;
+  cancellation: OrderState['cancellation'];
+  rejection: OrderState['rejection'];
+  shipment: OrderState['shipment'];
+}
+
+interface ItemRow {
+  id: string;
+  order_id: string;
+  position: number;
+  item_code: string;
+  description: string;
+  quantity: number;
+  unit_price: string | number;
+  line_total: string | number;
+}
+
+/** Which orders a list may show: an account set, optionally only those a login placed or may approve. */
+export interface OrderFilter {
+  custIds: string[];
+  /** Only orders this login placed or whose approval queue it was in. */
+  ownOrQueuedFor?: string;
+  status?: OrderStatus;
+  createdAfter?: Date;
+  /** Continue after this position (newest first: `submitted_at` desc, then `id` desc). */
+  after?: { submittedAt: Date; id: string };
+  limit: number;
+}
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+function stateRow(s: OrderState, now: Date) {
+  return {
+    id: s.id,
+    cust_id: s.cust_id,
+    ordered_by_login: s.ordered_by.login,
+    ordered_by_name: s.ordered_by.name,
+    status: s.status,
+    currency: s.currency,
+    subtotal: s.subtotal,
+    tax: s.tax,
+    shipping: s.shipping,
+    total: s.total,
+    shipping_address: json(s.shipping_address),
+    cost_center: s.cost_center,
+    po_number: s.po_number,
+    submitted_at: s.submitted_at,
+    approved_at: s.approved_at,
+    in_production_at: s.in_production_at,
+    delivered_at: s.delivered_at,
+    cancelled_at: s.cancelled_at,
+    cancellation: json(s.cancellation),
+    rejection: json(s.rejection),
+    shipment: json(s.shipment),
+    updated_at: now,
+  };
+}
+
+function toOrder(row: OrderRow, items: ItemRow[]): Order {
+  const lines: OrderLine[] = items
+    .sort((a, b) => a.position - b.position)
+    .map((i) => ({
+      id: i.id,
+      item_code: i.item_code,
+      description: i.description,
+      quantity: i.quantity,
+      unit_price: Number(i.unit_price),
+      line_total: Number(i.line_total),
+    }));
+  return new Order({
+    id: row.id,
+    cust_id: row.cust_id,
+    ordered_by: { login: row.ordered_by_login, name: row.ordered_by_name },
+    status: row.status,
+    currency: row.currency,
+    subtotal: Number(row.subtotal),
+    tax: Number(row.tax),
+    shipping: Number(row.shipping),
+    total: Number(row.total),
+    shipping_address: row.shipping_address,
+    cost_center: row.cost_center,
+    po_number: row.po_number,
+    items: lines,
+    submitted_at: row.submitted_at,
+    approved_at: row.approved_at,
+    in_production_at: row.in_production_at,
+    delivered_at: row.delivered_at,
+    cancelled_at: row.cancelled_at,
+    cancellation: row.cancellation,
+    rejection: row.rejection,
+    shipment: row.shipment,
+  });
+}
+
+export class OrderRepository {
+  constructor(private readonly db: Knex | Knex.Transaction) {}
+
+  async insert(order: Order, now: Date): Promise<void> {
+    const s = order.state;
+    await this.db('orders').insert(stateRow(s, now));
+    await this.db('order_items').insert(
+      s.items.map((l, position) => ({
+        id: l.id,
+        order_id: s.id,
+        position,
+        item_code: l.item_code,
+        description: l.description,
+        quantity: l.quantity,
+        unit_price: l.unit_price,
+        line_total: l.line_total,
+      })),
+    );
+  }
+
+  /** Writes the order's changed state (its lines never change). */
+  async update(order: Order, now: Date): Promise<void> {
+    const { id: _id, ...row } = stateRow(order.state, now);
+    await this.db('orders').where({ id: order.id }).update(row);
+  }
+
+  find(id: string): Promise<Order | undefined> {
+    return this.load(id, false);
+  }
+
+  /** The order, locked until the transaction ends: changes of one order are serialized. */
+  findForUpdate(id: string): Promise<Order | undefined> {
+    return this.load(id, true);
+  }
+
+  async isQueuedFor(orderId: string, login: string): Promise<boolean> {
+    return (
+      (await this.db('order_approvers').where({ order_id: orderId, approver: login }).first()) !== undefined
+    );
+  }
+
+  async addApprover(orderId: string, login: string): Promise<void> {
+    await this.db('order_approvers').insert({ order_id: orderId, approver: login }).onConflict().ignore();
+  }
+
+  async list(filter: OrderFilter): Promise<Order[]> {
+    const q = this.db<OrderRow>('orders')
+      .whereIn('cust_id', filter.custIds)
+      .orderBy([
+        { column: 'submitted_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(filter.limit);
+    if (filter.ownOrQueuedFor !== undefined) {
+      const login = filter.ownOrQueuedFor;
+      void q.where((w) =>
+        w
+          .where('ordered_by_login', login)
+          .orWhereIn('id', this.db('order_approvers').select('order_id').where('approver', login)),
+      );
+    }
+    if (filter.status) void q.where('status', filter.status);
+    if (filter.createdAfter) void q.where('submitted_at', '>=', filter.createdAfter);
+    if (filter.after) {
+      const { submittedAt, id } = filter.after;
+      void q.whereRaw('(submitted_at, id) < (?, ?)', [submittedAt, id]);
+    }
+    const rows = (await q) as OrderRow[];
+    if (rows.length === 0) return [];
+    const items = (await this.db<ItemRow>('order_items').whereIn(
+      'order_id',
+      rows.map((r) => r.id),
+    )) as ItemRow[];
+    const byOrder = new Map<string, ItemRow[]>();
+    for (const i of items) byOrder.set(i.order_id, [...(byOrder.get(i.order_id) ?? []), i]);
+    return rows.map((r) => toOrder(r, byOrder.get(r.id) ?? []));
+  }
+
+  private async load(id: string, lock: boolean): Promise<Order | undefined> {
+    const q = this.db<OrderRow>('orders').where({ id }).first();
+    const row = (await (lock ? q.forUpdate() : q)) as OrderRow | undefined;
+    if (!row) return undefined;
+    const items = (await this.db<ItemRow>('order_items').where({ order_id: id })) as ItemRow[];
+    return toOrder(row, items);
+  }
+}

@@ -1,0 +1,387 @@
+// Placing, reading, listing and cancelling orders over HTTP as the gateway forwards them, with the
+// real customers service, a catalog stand-in that follows the pricing contract and real Kafka.
+import { type OrdersHarness, seedAccounts, startOrdersHarness } from './support/orders-harness';
+
+let h: OrdersHarness;
+let s: Awaited<ReturnType<typeof seedAccounts>>;
+const WRITE = ['orders:read', 'orders:write'];
+
+beforeAll(async () => {
+  h = await startOrdersHarness();
+  s = await seedAccounts(h);
+  h.chains.set(s.root, [s.users.approver]);
+});
+afterAll(() => h?.stop());
+
+const place = (
+  body: Record<string, unknown>,
+  login = s.users.shopper,
+  custId = s.root,
+  headers: Record<string, string> = {},
+) =>
+  h
+    .http()
+    .post('/v1/orders')
+    .set('X-Ordering-Identity', h.identity(custId, login, WRITE))
+    .set(headers)
+    .send(body);
+
+const get = (path: string, login: string, custId = s.root, scopes = WRITE) =>
+  h
+    .http()
+    .get(path)
+    .set('X-Ordering-Identity', h.identity(custId, login, scopes));
+
+const outboxOf = (orderId: string) =>
+  h.orders.knex('outbox').where({ key: orderId }).orderBy('id').select('event_type', 'payload');
+
+describe('placing an order', () => {
+  it('under the threshold: 201, approved at once, priced by tier, taxed (US-CA 7.25%) and shipped by band', async () => {
+    const res = await place({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      po_number: 'PO-1',
+      items: [
+        { item_code: 'PAPER-A4', quantity: 12 }, // tier 10+: 849 -> 10188
+        { item_code: 'PEN-BLUE', quantity: 3 }, // 129 -> 387
+      ],
+    });
+    expect(res.status).toBe(201);
+    const order = res.body;
+    expect(order).toMatchObject({
+      object: 'order',
+      cust_id: s.root,
+      status: 'approved',
+      ordered_by: { login: s.users.shopper, name: 'Sam Shopper' },
+      po_number: 'PO-1',
+      cost_center: null,
+      shipping_address: { attention: 'Sam Shopper', region: 'CA', country: 'US', street_1: '1 Main St' },
+      subtotal: { amount: 10_575, currency: 'USD' },
+      // 10575 * 7.25% = 766.6875 -> 767
+      tax: { amount: 767, currency: 'USD' },
+      // subtotal 100.00..499.99 band: 10.00
+      shipping: { amount: 1_000, currency: 'USD' },
+      total: { amount: 12_342, currency: 'USD' },
+    });
+    expect(order.id).toMatch(/^ord_/);
+    expect(order.approved_at).toBe(order.submitted_at);
+    expect(order.items).toEqual([
+      expect.objectContaining({
+        item_code: 'PAPER-A4',
+        quantity: 12,
+        description: 'Copy paper A4, 500 sheets',
+        unit_price: { amount: 849, currency: 'USD' },
+        line_total: { amount: 10_188, currency: 'USD' },
+      }),
+      expect.objectContaining({
+        item_code: 'PEN-BLUE',
+        quantity: 3,
+        unit_price: { amount: 129, currency: 'USD' },
+        line_total: { amount: 387, currency: 'USD' },
+      }),
+    ]);
+    const events = await outboxOf(order.id);
+    expect(events.map((e) => e.event_type)).toEqual(['order.submitted', 'order.approved']);
+    expect((events[0]!.payload as { data: unknown }).data).toMatchObject({
+      id: order.id,
+      total: order.total,
+    });
+  });
+
+  it('over the threshold with a chain: pending_approval, no approved_at, only order.submitted', async () => {
+    const res = await place({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'CHAIR-ERGO', quantity: 2 }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      status: 'pending_approval',
+      approved_at: null,
+      total: { amount: 69_800 + 5_061 + 500 },
+    });
+    expect((await outboxOf(res.body.id)).map((e) => e.event_type)).toEqual(['order.submitted']);
+  });
+
+  it('over the threshold of an account no chain applies to: approved at once', async () => {
+    h.chains.delete(s.child);
+    const res = await place({
+      cust_id: s.child,
+      shipping_address_id: s.addresses.child,
+      items: [{ item_code: 'CHAIR-ERGO', quantity: 5 }],
+    });
+    expect(res.status).toBe(201);
+    // EUR account, DE 19%: 5 * 329.00 = 1645.00; tax 312.55; free shipping from 1000.00
+    expect(res.body).toMatchObject({
+      status: 'approved',
+      subtotal: { amount: 164_500, currency: 'EUR' },
+      tax: { amount: 31_255 },
+      shipping: { amount: 0 },
+      total: { amount: 195_755 },
+    });
+  });
+
+  it('refuses a bad body with the param down to the line', async () => {
+    const items = [1, 2, 3, 'x'].map((q) => ({ item_code: 'PEN-BLUE', quantity: q }));
+    const res = await place({ cust_id: s.root, shipping_address_id: s.addresses.root, items });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request',
+      code: 'invalid_value',
+      param: 'items[3].quantity',
+    });
+    const missing = await place({ cust_id: s.root, items: [{ item_code: 'PEN-BLUE', quantity: 1 }] });
+    expect(missing.body.error).toMatchObject({
+      code: 'missing_required_field',
+      param: 'shipping_address_id',
+    });
+    const empty = await place({ cust_id: s.root, shipping_address_id: s.addresses.root, items: [] });
+    expect(empty.body.error).toMatchObject({ code: 'invalid_value', param: 'items' });
+    const unknown = await place({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'PEN-BLUE', quantity: 1, colour: 'red' }],
+    });
+    expect(unknown.body.error).toMatchObject({ code: 'unknown_field', param: 'items[0].colour' });
+  });
+
+  it('refuses unknown and unavailable items and foreign addresses (422 naming them), writing nothing', async () => {
+    const before = await h.orders.knex('orders').count<{ count: string }[]>('* as count');
+    const unknownItem = await place({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [
+        { item_code: 'PEN-BLUE', quantity: 1 },
+        { item_code: 'NOPE', quantity: 1 },
+      ],
+    });
+    expect(unknownItem.status).toBe(422);
+    expect(unknownItem.body.error).toMatchObject({
+      type: 'invalid_request',
+      code: 'invalid_item',
+      param: 'items[1].item_code',
+    });
+    const unavailable = await place({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'DESK-OLD', quantity: 1 }],
+    });
+    expect(unavailable.body.error).toMatchObject({ code: 'item_unavailable', param: 'items[0].item_code' });
+    for (const address of [s.addresses.other, s.addresses.rootBilling, 'addr_nope']) {
+      const res = await place({
+        cust_id: s.root,
+        shipping_address_id: address,
+        items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'invalid_address', param: 'shipping_address_id' });
+    }
+    const after = await h.orders.knex('orders').count<{ count: string }[]>('* as count');
+    expect(after[0]!.count).toBe(before[0]!.count);
+  });
+
+  it('answers 404 for an account outside the token reach (and an unknown one)', async () => {
+    for (const custId of [s.other, 'NOPE-X']) {
+      const res = await place({
+        cust_id: custId,
+        shipping_address_id: s.addresses.other,
+        items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+      });
+      expect(res.status).toBe(404);
+      expect(res.body.error).toMatchObject({
+        type: 'invalid_request',
+        code: 'resource_missing',
+        param: 'cust_id',
+      });
+    }
+  });
+
+  it('answers 503 service_unavailable and writes nothing while the catalog fails', async () => {
+    const before = await h.orders.knex('orders').count<{ count: string }[]>('* as count');
+    h.catalog.failing = true;
+    try {
+      const res = await place(
+        {
+          cust_id: s.root,
+          shipping_address_id: s.addresses.root,
+          items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+        },
+        s.users.shopper,
+        s.root,
+        { 'Idempotency-Key': 'during-outage' },
+      );
+      expect(res.status).toBe(503);
+      expect(res.body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable' });
+    } finally {
+      h.catalog.failing = false;
+    }
+    const after = await h.orders.knex('orders').count<{ count: string }[]>('* as count');
+    expect(after[0]!.count).toBe(before[0]!.count);
+    // The key was released: the retry runs and creates the order.
+    const retry = await place(
+      {
+        cust_id: s.root,
+        shipping_address_id: s.addresses.root,
+        items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+      },
+      s.users.shopper,
+      s.root,
+      { 'Idempotency-Key': 'during-outage' },
+    );
+    expect(retry.status).toBe(201);
+  });
+
+  it('the same Idempotency-Key from 20 parallel callers gives one order', async () => {
+    const key = `key-${h.suffix}-parallel`;
+    const body = {
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'PAPER-A4', quantity: 1 }],
+      po_number: key,
+    };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => place(body, s.users.shopper, s.root, { 'Idempotency-Key': key })),
+    );
+    const created = answers.filter((r) => r.status === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    for (const r of answers) expect([201, 409]).toContain(r.status);
+    for (const r of answers.filter((a) => a.status === 409))
+      expect(r.body.error.code).toBe('idempotency_key_in_use');
+    expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
+    const rows = await h.orders.knex('orders').where({ po_number: key });
+    expect(rows).toHaveLength(1);
+    const replay = await place(body, s.users.shopper, s.root, { 'Idempotency-Key': key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.id).toBe(rows[0].id);
+    const reused = await place({ ...body, po_number: 'other' }, s.users.shopper, s.root, {
+      'Idempotency-Key': key,
+    });
+    expect(reused.status).toBe(422);
+    expect(reused.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
+  });
+});
+
+describe('reading, listing and cancelling', () => {
+  let samOrder: string;
+  let sueOrder: string;
+  let queued: string;
+
+  beforeAll(async () => {
+    const body = {
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'PEN-BLUE', quantity: 2 }],
+    };
+    samOrder = (await place(body, s.users.shopper)).body.id;
+    sueOrder = (await place(body, s.users.shopper2)).body.id;
+    queued = (await place({ ...body, items: [{ item_code: 'CHAIR-ERGO', quantity: 3 }] }, s.users.shopper2))
+      .body.id;
+    await h.orders.knex('order_approvers').insert({ order_id: queued, approver: s.users.approver });
+  });
+
+  it("a shopper reads their own orders; another shopper's is 404; admins read the tree", async () => {
+    expect((await get(`/v1/orders/${samOrder}`, s.users.shopper)).status).toBe(200);
+    const foreign = await get(`/v1/orders/${sueOrder}`, s.users.shopper);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('resource_missing');
+    expect((await get(`/v1/orders/${sueOrder}`, s.users.admin)).status).toBe(200);
+    expect((await get(`/v1/orders/${sueOrder}`, 'integration', s.root, ['orders:read'])).status).toBe(200);
+    expect((await get(`/v1/orders/${sueOrder}`, s.users.outsider, s.other)).status).toBe(404);
+    expect((await get(`/v1/orders/ord_unknown`, s.users.admin)).status).toBe(404);
+  });
+
+  it('an approver also reads the orders in their queue', async () => {
+    expect((await get(`/v1/orders/${queued}`, s.users.approver)).status).toBe(200);
+    expect((await get(`/v1/orders/${sueOrder}`, s.users.approver)).status).toBe(404);
+    const list = await get('/v1/orders?limit=100', s.users.approver);
+    expect(list.body.data.map((o: { id: string }) => o.id)).toContain(queued);
+    expect(list.body.data.map((o: { id: string }) => o.id)).not.toContain(sueOrder);
+  });
+
+  it('lists newest first with filters and cursor pagination', async () => {
+    const all = await get('/v1/orders?limit=100', s.users.admin);
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ object: 'list', url: '/v1/orders', has_more: false, next_cursor: null });
+    const times = all.body.data.map((o: { submitted_at: string }) => o.submitted_at);
+    expect([...times].sort().reverse()).toEqual(times);
+    const mine = await get('/v1/orders?limit=100', s.users.shopper);
+    expect(
+      mine.body.data.every((o: { ordered_by: { login: string } }) => o.ordered_by.login === s.users.shopper),
+    ).toBe(true);
+    const pending = await get('/v1/orders?status=pending_approval', s.users.admin);
+    expect(pending.body.data.length).toBeGreaterThan(0);
+    expect(pending.body.data.every((o: { status: string }) => o.status === 'pending_approval')).toBe(true);
+    const child = await get(`/v1/orders?cust_id=${s.child}`, s.users.admin);
+    expect(child.body.data.every((o: { cust_id: string }) => o.cust_id === s.child)).toBe(true);
+    expect((await get(`/v1/orders?cust_id=${s.other}`, s.users.admin)).status).toBe(404);
+    const newest = all.body.data[0];
+    const after = await get(
+      `/v1/orders?created_after=${encodeURIComponent(newest.submitted_at)}`,
+      s.users.admin,
+    );
+    expect(after.body.data.map((o: { id: string }) => o.id)).toContain(newest.id);
+
+    const pages: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { data: { id: string }[]; next_cursor: string | null; has_more: boolean } } =
+        await get(`/v1/orders?limit=2${cursor ? `&starting_after=${cursor}` : ''}`, s.users.admin);
+      expect(page.body.data.length).toBeLessThanOrEqual(2);
+      pages.push(...page.body.data.map((o) => o.id));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(pages).toEqual(all.body.data.map((o: { id: string }) => o.id));
+
+    for (const bad of [
+      'limit=0',
+      'limit=101',
+      'status=lost',
+      'created_after=yesterday',
+      'starting_after=zzz',
+    ]) {
+      const res = await get(`/v1/orders?${bad}`, s.users.admin);
+      expect(res.status).toBe(422);
+      expect(res.body.error.param).toBe(bad.split('=')[0]);
+    }
+  });
+
+  it('cancels pending and approved orders once; then 409 order_not_cancellable', async () => {
+    const res = await h
+      .http()
+      .post(`/v1/orders/${queued}/cancel`)
+      .set('X-Ordering-Identity', h.identity(s.root, s.users.shopper2, WRITE))
+      .send({ reason: 'Ordered by mistake' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      status: 'cancelled',
+      cancellation: {
+        cancelled_by: { login: s.users.shopper2, name: 'Sue Shopper' },
+        reason: 'Ordered by mistake',
+      },
+    });
+    expect(res.body.cancelled_at).toEqual(expect.any(String));
+    const noBody = await h
+      .http()
+      .post(`/v1/orders/${samOrder}/cancel`)
+      .set('X-Ordering-Identity', h.identity(s.root, s.users.shopper, WRITE));
+    expect(noBody.status).toBe(200);
+    expect(noBody.body.cancellation.reason).toBeNull();
+    const again = await h
+      .http()
+      .post(`/v1/orders/${samOrder}/cancel`)
+      .set('X-Ordering-Identity', h.identity(s.root, s.users.shopper, WRITE))
+      .send({});
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ type: 'invalid_request', code: 'order_not_cancellable' });
+    const foreign = await h
+      .http()
+      .post(`/v1/orders/${sueOrder}/cancel`)
+      .set('X-Ordering-Identity', h.identity(s.other, s.users.outsider, WRITE))
+      .send({});
+    expect(foreign.status).toBe(404);
+    expect((await outboxOf(queued)).map((e) => e.event_type)).toEqual(['order.submitted', 'order.cancelled']);
+    const cancelled = (await outboxOf(queued))[1]!.payload as { data: { cancellation: { reason: string } } };
+    expect(cancelled.data.cancellation.reason).toBe('Ordered by mistake');
+  });
+});
