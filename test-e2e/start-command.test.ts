@@ -175,6 +175,116 @@ describe('the start command', () => {
     expect(services).toEqual(expect.arrayContaining(['gateway', 'customers']));
   });
 
+  it('a user created through the gateway is ONE trace in Zipkin: gateway, customers, its query, the outbox relay, Kafka, the webhooks consumer, parents right', async () => {
+    // The full order + webhook delivery trace (orders, approvals, the delivery attempt span of
+    // libs/telemetry's withWebhookAttemptSpan) is asserted here too once those services run in
+    // `./dev up`: extend `expectedHops` below with the orders service, the orders topic and the
+    // webhook attempt.
+    const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8')) as StackFile;
+    const client = stack.demo.clients.find((c) => c.scopes.includes('admin:all') && c.client_secret)!;
+    const tokenRes = await fetch(`${stack.auth_url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'users:write' }),
+    });
+    const { access_token } = (await tokenRes.json()) as { access_token: string };
+    const login = `traced-${randomBytes(3).toString('hex')}`;
+    const created = await fetch(`${stack.api_base_url}users`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ login, email: `${login}@acme.example`, name: 'Traced Shopper' }),
+    });
+    expect(created.status).toBe(201);
+    const requestId = created.headers.get('x-request-id');
+    const [, traceId, rootSpanId, flags] = (created.headers.get('traceresponse') ?? '').split('-');
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(flags).toBe('01');
+
+    interface ZipkinSpan {
+      id: string;
+      parentId?: string;
+      name: string;
+      kind?: string;
+      localEndpoint?: { serviceName?: string };
+      tags?: Record<string, string>;
+    }
+    const zipkin = `http://127.0.0.1:${ports.ZIPKIN}/api/v2`;
+    const expectedHops = (spans: ZipkinSpan[]) => {
+      const by = (service: string, kind: string | undefined, name: RegExp) =>
+        spans.find((s) => s.localEndpoint?.serviceName === service && s.kind === kind && name.test(s.name));
+      return {
+        gatewayRequest: by('gateway', 'SERVER', /^post \/v1\/users$/i),
+        admission: by('gateway', undefined, /^gateway admission$/),
+        forward: by('gateway', 'CLIENT', /^forward customers$/),
+        customersRequest: by('customers', 'SERVER', /^post \/v1\/users$/i),
+        userInsert: by('customers', 'CLIENT', /^insert users$/i),
+        outboxInsert: by('customers', 'CLIENT', /^insert outbox$/i),
+        publish: by('customers', 'PRODUCER', /^ordering\.users\.v1 publish$/),
+        consume: by('webhooks', 'CONSUMER', /^ordering\.users\.v1 process$/),
+        consumerQuery: spans.find(
+          (s) =>
+            s.localEndpoint?.serviceName === 'webhooks' && s.kind === 'CLIENT' && /^insert /i.test(s.name),
+        ),
+      };
+    };
+    let spans: ZipkinSpan[] = [];
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${zipkin}/trace/${traceId}`);
+        spans = res.ok ? ((await res.json()) as ZipkinSpan[]) : [];
+        const complete = Object.values(expectedHops(spans)).every(Boolean);
+        if (!complete) await new Promise((r) => setTimeout(r, 500));
+        return complete;
+      },
+      45_000,
+      'every hop of the trace in Zipkin',
+    );
+    const hops = expectedHops(spans);
+    const parentOf = (name: keyof typeof hops) => hops[name]!.parentId;
+    const idOf = (name: keyof typeof hops) => hops[name]!.id;
+    // One root, the gateway's request span, which traceresponse names; every other span has its
+    // parent in the trace.
+    expect(spans.filter((s) => !s.parentId).map((s) => s.id)).toEqual([rootSpanId]);
+    expect(idOf('gatewayRequest')).toBe(rootSpanId);
+    const ids = new Set(spans.map((s) => s.id));
+    expect(spans.filter((s) => s.parentId && !ids.has(s.parentId))).toEqual([]);
+    expect(parentOf('admission')).toBe(idOf('gatewayRequest'));
+    expect(parentOf('forward')).toBe(idOf('gatewayRequest'));
+    expect(parentOf('customersRequest')).toBe(idOf('forward'));
+    expect(parentOf('userInsert')).toBe(idOf('customersRequest'));
+    expect(parentOf('outboxInsert')).toBe(idOf('customersRequest'));
+    expect(parentOf('publish')).toBe(idOf('customersRequest'));
+    expect(parentOf('consume')).toBe(idOf('publish'));
+    expect(parentOf('consumerQuery')).toBe(idOf('consume'));
+    // What on-call searches by.
+    expect(hops.gatewayRequest!.tags).toMatchObject({
+      'ordering.request_id': requestId,
+      'ordering.cust_id': client.cust_id,
+    });
+    expect(hops.consume!.tags?.['ordering.event_id']).toMatch(/^evt_/);
+    expect(hops.publish!.tags?.['ordering.event_id']).toBe(hops.consume!.tags?.['ordering.event_id']);
+    const byRequestId = await fetch(
+      `${zipkin}/traces?annotationQuery=${encodeURIComponent(`ordering.request_id=${requestId}`)}&limit=5`,
+    );
+    expect(((await byRequestId.json()) as { traceId: string }[][]).map((t) => t[0]?.traceId)).toEqual([
+      traceId,
+    ]);
+
+    // Every process serves its metrics for Prometheus (on its own port here: no METRICS_PORT locally).
+    const metrics = await (await fetch(`${stack.services.customers}/metrics`)).text();
+    expect(metrics).toMatch(
+      /http_server_request_duration_count\{http_request_method="POST",http_route="\/v1\/users",http_response_status_code="201",service_name="customers"\} [1-9]/,
+    );
+    expect(metrics).toMatch(/ordering_outbox_lag\{service_name="customers"\} /);
+    const webhooksMetrics = await (await fetch(`${stack.services.webhooks}/metrics`)).text();
+    expect(webhooksMetrics).toMatch(
+      /ordering_consumer_lag\{group="[^"]+",topic="ordering\.users\.v1",service_name="webhooks"\} \d+/,
+    );
+  });
+
   it('ops status reports every process ready', async () => {
     const result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'deploy/ops/cli.ts', 'status'], {

@@ -7,6 +7,7 @@ import {
   Approval,
   ApprovalChain,
   ApprovalList,
+  ApprovalPreview,
   ApproveRequest,
   CancelOrderRequest,
   CatalogItem,
@@ -28,14 +29,19 @@ import {
   OrderList,
   PutApprovalChainRequest,
   RejectRequest,
+  ReplayWebhookDeliveriesRequest,
   UpdateUserRequest,
   UpdateWebhookRequest,
   User,
   UserList,
   WebhookDelivery,
   WebhookDeliveryList,
+  WebhookReplay,
   WebhookSubscription,
   WebhookSubscriptionList,
+  ListOAuthClientsQuery,
+  OAuthClientList,
+  OAuthClientResource,
   type z,
 } from '@ordering/contracts';
 
@@ -46,6 +52,7 @@ export const TAGS = {
   Users: 'Shopper records of the customer accounts',
   Approvals: "Orders waiting in an approver's queue",
   Webhooks: 'Webhook subscriptions, their deliveries and signing secrets',
+  'OAuth clients': "The account's OAuth clients, their secrets' due dates and rotation",
   Meta: 'The machine-readable description of this API',
 } as const;
 export type Tag = keyof typeof TAGS;
@@ -191,6 +198,15 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     query: ListApprovalsQuery,
     success: ok(ApprovalList, 'A page of approvals'),
   },
+  'POST /v1/approvals/preview': {
+    operationId: 'previewApproval',
+    tag: 'Approvals',
+    description:
+      'Beyond the spec: for a draft order body (as `POST /v1/orders`), whether it would need approval, its total and the approvers it would walk. Creates nothing.',
+    body: { schema: CreateOrderRequest, required: true },
+    namesAccount: true,
+    success: ok(ApprovalPreview, 'The preview'),
+  },
   'POST /v1/approvals/{approval_id}/approve': {
     operationId: 'approveApproval',
     tag: 'Approvals',
@@ -259,10 +275,51 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     query: ListWebhookDeliveriesQuery,
     success: ok(WebhookDeliveryList, 'A page of deliveries, newest first, with their attempts'),
   },
+  'GET /v1/webhooks/{id}/deliveries/{delivery_id}': {
+    operationId: 'retrieveWebhookDelivery',
+    tag: 'Webhooks',
+    success: ok(WebhookDelivery, 'The delivery with every attempt'),
+  },
+  'POST /v1/webhooks/{id}/replay': {
+    operationId: 'replayWebhookDeliveries',
+    tag: 'Webhooks',
+    description:
+      'Sends every `failed` delivery created in [`since`, `until`) again, each with its own ' +
+      '`Service-Delivery` id. `dry_run: true` only counts them.',
+    body: { schema: ReplayWebhookDeliveriesRequest, required: true },
+    success: ok(WebhookReplay, 'How many deliveries were (or, on a dry run, would be) sent again'),
+  },
   'POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay': {
     operationId: 'replayWebhookDelivery',
     tag: 'Webhooks',
     description: 'Sends the delivery again, with the same `Service-Delivery` id.',
     success: { status: 202, description: 'The delivery, queued again', schema: WebhookDelivery },
+  },
+
+  'GET /v1/oauth_clients': {
+    operationId: 'listOAuthClients',
+    tag: 'OAuth clients',
+    description:
+      "The OAuth clients issued to the token's account and its descendants, by id, never with a secret. " +
+      'Each secret falls due 180 days after it was issued (`secret_due_at`); from then on it gets no token ' +
+      '(`invalid_client` at the token endpoint) until it is rotated.',
+    query: ListOAuthClientsQuery,
+    success: ok(OAuthClientList, 'A page of OAuth clients'),
+  },
+  'GET /v1/oauth_clients/{id}': {
+    operationId: 'retrieveOAuthClient',
+    tag: 'OAuth clients',
+    success: ok(OAuthClientResource, 'The OAuth client (without a secret)'),
+  },
+  'POST /v1/oauth_clients/{id}/rotate_secret': {
+    operationId: 'rotateOAuthClientSecret',
+    tag: 'OAuth clients',
+    description:
+      'Issues a new secret, returned this once as `client_secret`. The previous secret keeps working for ' +
+      '24 hours (`previous_secret_expires_at`; never past its own due date) so that a deployment can ' +
+      'switch; rotating again within those 24 hours ends it at once. A `native` client has no secret: ' +
+      '409 `client_has_no_secret`; a disabled client: 409 `client_disabled`.',
+    conflicts: ['client_has_no_secret', 'client_disabled'],
+    success: ok(OAuthClientResource, 'The OAuth client with its new `client_secret`'),
   },
 };

@@ -23,7 +23,12 @@ import {
   WebhookDeliveryList,
   WebhookSubscriptionList,
 } from './schemas/list-schemas';
-import { WebhookDelivery, WebhookDeliveryAttempt } from './schemas/webhook-delivery-schemas';
+import {
+  ReplayWebhookDeliveriesRequest,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookReplay,
+} from './schemas/webhook-delivery-schemas';
 import {
   CreateWebhookRequest,
   DeletedWebhookSubscription,
@@ -57,6 +62,8 @@ export const API_COMPONENTS: Record<string, z.ZodType> = {
   DeletedWebhookSubscription,
   WebhookDelivery,
   WebhookDeliveryAttempt,
+  ReplayWebhookDeliveriesRequest,
+  WebhookReplay,
   OrderList,
   CatalogItemList,
   CustomerList,

@@ -44,7 +44,15 @@ describe('list schemas', () => {
       event_id: 'evt_1',
       event_type: 'webhook.test',
       status: 'pending',
-      attempts: [{ attempted_at: '2026-11-22T09:30:00Z', status_code: 500, latency_ms: 120, error: null }],
+      attempts: [
+        {
+          attempted_at: '2026-11-22T09:30:00Z',
+          status_code: 500,
+          latency_ms: 120,
+          error: 'HTTP 500',
+          response_excerpt: 'busy',
+        },
+      ],
       next_attempt_at: '2026-11-22T09:31:00Z',
       created_at: '2026-11-22T09:30:00Z',
     };

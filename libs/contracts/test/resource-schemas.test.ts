@@ -106,6 +106,7 @@ describe('resource schemas', () => {
       events: ['order.shipped'],
       description: null,
       status: 'enabled',
+      ordering: 'none',
       created_at: '2026-01-01T00:00:00Z',
     };
     expect(WebhookSubscription.safeParse(sub).success).toBe(true);

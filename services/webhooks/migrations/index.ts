@@ -1,6 +1,13 @@
 // The webhooks service's migrations, in order.
 import type { Migration } from '@ordering/db';
+import { idempotencyMigration } from '@ordering/idempotency';
 import { inboxMigration } from '@ordering/messaging';
 import { accountEventsMigration } from './account-events-migration';
+import { webhooksMigration } from './webhooks-migration';
 
-export const migrations: Migration[] = [inboxMigration, accountEventsMigration];
+export const migrations: Migration[] = [
+  inboxMigration,
+  accountEventsMigration,
+  idempotencyMigration,
+  webhooksMigration,
+];

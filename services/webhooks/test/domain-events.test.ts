@@ -1,15 +1,13 @@
 // The webhooks service records each domain event of an account once, and shows it to operators
 // only through the internal API.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
 import { TOPICS, exampleUser, newEvent } from '@ordering/contracts';
-import { createLogger, signIdentity } from '@ordering/http';
-import { createTestDatabase, testKafkaClient, waitUntil, type TestDatabase } from '@ordering/testing';
-import { loadWebhooksConfig, migrations, startWebhooksService, type WebhooksService } from '../src';
+import { signIdentity } from '@ordering/http';
+import { waitUntil } from '@ordering/testing';
+import { type Harness, disconnectProducer, sharedProducer, startHarness } from './support/harness';
 
-const secret = randomBytes(32).toString('hex');
-let db: TestDatabase;
-let service: WebhooksService & { stop(): Promise<void> };
+let h: Harness;
 let producer: Producer;
 
 function identity(scopes: string[]): string {
@@ -23,38 +21,23 @@ function identity(scopes: string[]): string {
       jti: randomUUID(),
       exp: Math.floor(Date.now() / 1000) + 60,
     },
-    secret,
+    h.secret,
   );
 }
 
 const getEvent = (id: string, scopes = ['internal']) =>
-  fetch(`${service.url()}/internal/v1/events/${id}`, {
+  fetch(`${h.service.url()}/internal/v1/events/${id}`, {
     headers: { 'X-Ordering-Identity': identity(scopes) },
   });
 
 beforeAll(async () => {
-  db = await createTestDatabase({ service: 'webhooks', migrations });
-  const config = loadWebhooksConfig({
-    DATABASE_URL: db.url,
-    KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:29092',
-    INTERNAL_IDENTITY_SECRET: secret,
-    KAFKA_GROUP_ID: `webhooks-test-${randomUUID()}`,
-    KAFKA_FROM_BEGINNING: 'false',
-    PORT: '0',
-    HOST: '127.0.0.1',
-  });
-  service = await startWebhooksService(config, {
-    logger: createLogger({ service: 'webhooks', level: 'silent' }),
-  });
-  await service.parts.consumer.waitForGroupJoin(30_000);
-  producer = testKafkaClient().producer();
-  await producer.connect();
+  h = await startHarness();
+  producer = await sharedProducer();
 });
 
 afterAll(async () => {
-  await producer?.disconnect();
-  await service?.stop();
-  await db?.drop();
+  await h?.stop();
+  await disconnectProducer();
 });
 
 describe('domain events', () => {
@@ -75,10 +58,10 @@ describe('domain events', () => {
     );
     const body = (await (await getEvent(event.id)).json()) as { event: unknown };
     expect(body.event).toEqual(event);
-    const rows = await db.knex('account_events').where({ event_id: event.id });
+    const rows = await h.db.knex('account_events').where({ event_id: event.id });
     expect(rows).toHaveLength(1);
     // Both copies were consumed: the inbox holds the id once and nothing else failed.
-    const processed = await db.knex('processed_events').where({ event_id: event.id });
+    const processed = await h.db.knex('processed_events').where({ event_id: event.id });
     expect(processed).toHaveLength(1);
   });
 

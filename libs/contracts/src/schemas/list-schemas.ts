@@ -2,7 +2,7 @@
 // parameters of each list endpoint (decisions.md "Pagination", "Orders", "Accounts and reach",
 // "Users"). The query schemas describe the decoded values (a boolean is sent as `true`/`false`,
 // numbers as decimal digits); they are what the OpenAPI document shows for each parameter.
-import { Approval } from './approval-schemas';
+import { APPROVAL_STATUSES, Approval } from './approval-schemas';
 import { CatalogItem } from './catalog-schemas';
 import { Timestamp, listOf } from './common-schemas';
 import { Customer } from './customer-schemas';
@@ -83,15 +83,28 @@ export const ListUsersQuery = z
 
 export const ListApprovalsQuery = z
   .object({
-    approver: z
-      .string()
-      .min(1)
-      .openapi({ description: 'Login of the approver whose pending queue is listed' }),
+    approver: z.string().min(1).openapi({
+      description:
+        "Login of the approver whose queue is listed: the token's own login, or with `admin:all` any approver's of the account tree",
+    }),
+    status: z
+      .enum(APPROVAL_STATUSES)
+      .optional()
+      .openapi({ description: 'Approvals in this status (default `pending`)' }),
   })
   .extend(PaginationQuery.shape);
 
 export const ListWebhooksQuery = PaginationQuery;
 
 export const ListWebhookDeliveriesQuery = z
-  .object({ status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional() })
+  .object({
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional(),
+    event_type: z.string().min(1).optional().openapi({ description: 'Only deliveries of this event type' }),
+    created_after: Timestamp.optional().openapi({
+      description: 'Inclusive lower bound on the creation time',
+    }),
+    created_before: Timestamp.optional().openapi({
+      description: 'Exclusive upper bound on the creation time',
+    }),
+  })
   .extend(PaginationQuery.shape);

@@ -3,6 +3,7 @@
 // same `Service-Delivery` id). Answer of `GET /v1/webhooks/{id}/deliveries` (as a list), of
 // `POST /v1/webhooks/{id}/test` and of `POST .../deliveries/{delivery_id}/replay` (both 202).
 import { Timestamp } from './common-schemas';
+import { requestObject } from './request-object';
 import { z } from '../zod';
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -19,6 +20,10 @@ export const WebhookDeliveryAttempt = z
       .string()
       .nullable()
       .openapi({ description: 'Why the attempt failed (timeout, refused address, ...); null on success' }),
+    response_excerpt: z
+      .string()
+      .nullable()
+      .openapi({ description: "The first 512 bytes of the receiver's answer body; null when none came" }),
   })
   .openapi('WebhookDeliveryAttempt', { description: 'One HTTP POST of a delivery to the endpoint' });
 export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttempt>;
@@ -42,3 +47,25 @@ export const WebhookDelivery = z
   })
   .openapi('WebhookDelivery', { description: 'An event delivery to one subscription, with its attempts' });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const ReplayWebhookDeliveriesRequest = requestObject({
+  since: Timestamp.openapi({ description: 'Inclusive start of the range (delivery creation time)' }),
+  until: Timestamp.optional().openapi({ description: 'Exclusive end of the range; default now' }),
+  dry_run: z.boolean().optional().openapi({ description: 'Only count what would be sent; default false' }),
+}).openapi('ReplayWebhookDeliveriesRequest', {
+  description:
+    'Body of POST /v1/webhooks/{id}/replay: every failed delivery created in [since, until) is sent again',
+});
+export type ReplayWebhookDeliveriesRequest = z.infer<typeof ReplayWebhookDeliveriesRequest>;
+
+export const WebhookReplay = z
+  .looseObject({
+    object: z.literal('webhook_replay'),
+    count: z
+      .int()
+      .min(0)
+      .openapi({ description: 'Failed deliveries sent again (or, on a dry run, that would be)' }),
+    dry_run: z.boolean(),
+  })
+  .openapi('WebhookReplay', { description: 'Answer of POST /v1/webhooks/{id}/replay' });
+export type WebhookReplay = z.infer<typeof WebhookReplay>;

@@ -5,6 +5,15 @@ import { requestObject } from './request-object';
 
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 
+/** `per_resource`: one resource's events (an order's, a user's) arrive in order, each after the previous succeeded or failed for good. */
+export const WEBHOOK_ORDERINGS = ['none', 'per_resource'] as const;
+export const WebhookOrdering = z.enum(WEBHOOK_ORDERINGS).openapi('WebhookOrdering', {
+  description:
+    '`none` (default): deliveries run in parallel and may arrive out of order. `per_resource`: the ' +
+    'events of one resource (e.g. one order) are delivered in the order they happened; the next waits ' +
+    'until the previous one succeeded or failed for good (24 hours).',
+});
+
 export const SubscribableEventType = z
   .enum(SUBSCRIBABLE_EVENT_TYPES)
   .openapi('SubscribableEventType', { description: 'An event type a subscription can receive' });
@@ -17,6 +26,7 @@ export const WebhookSubscription = z
     events: z.array(SubscribableEventType),
     description: z.string().nullable(),
     status: z.enum(WEBHOOK_STATUSES).openapi({ description: '`enabled` after creation' }),
+    ordering: WebhookOrdering,
     signing_secret: z.string().optional().openapi({
       description: 'Only in the responses of creation and rotate_secret; it cannot be read again',
     }),
@@ -29,6 +39,7 @@ export const CreateWebhookRequest = requestObject({
   url: z.url({ protocol: /^https?$/ }).max(2048),
   events: z.array(SubscribableEventType).min(1),
   description: z.string().max(500).optional(),
+  ordering: WebhookOrdering.optional(),
 }).openapi('CreateWebhookRequest', { description: 'Body of POST /v1/webhooks (`url` must be https)' });
 export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequest>;
 
@@ -37,6 +48,7 @@ export const UpdateWebhookRequest = requestObject({
   events: CreateWebhookRequest.shape.events,
   description: z.string().max(500).nullable(),
   status: z.enum(WEBHOOK_STATUSES),
+  ordering: WebhookOrdering,
 })
   .partial()
   .openapi('UpdateWebhookRequest', { description: 'Body of PATCH /v1/webhooks/{id}: the fields to change' });

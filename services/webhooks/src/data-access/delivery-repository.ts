@@ -1,0 +1,256 @@
+// webhook_deliveries and their attempts: creation (fan-out, test, replay), the leased claim of due
+// deliveries by workers, and the batched record of attempt outcomes.
+import type { Knex } from 'knex';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface DeliveryRow {
+  id: string;
+  seq: string;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  event: Record<string, unknown> & { id: string; type: string; cust_id: string; data: unknown };
+  resource_key: string | null;
+  ordered: boolean;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: Date | null;
+  first_attempt_at: Date | null;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempted_at: Date;
+  status_code: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+export interface NewDelivery {
+  id: string;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  event: unknown;
+  resource_key: string | null;
+  ordered: boolean;
+  next_attempt_at: Date;
+  created_at: Date;
+}
+
+export interface AttemptOutcome {
+  deliveryId: string;
+  attempt: AttemptRow;
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  eventType?: string;
+  createdAfter?: Date;
+  createdBefore?: Date;
+  /** Cursor: deliveries before this (created_at, id), newest first. */
+  before?: { createdAt: Date; id: string };
+  limit: number;
+}
+
+type Db = Knex | Knex.Transaction;
+
+export class DeliveryRepository {
+  constructor(private readonly knex: Knex) {}
+
+  /** Inserts deliveries; one already there for (event, subscription) is left as it is. */
+  async insert(db: Db, deliveries: NewDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await db('webhook_deliveries')
+      .insert(
+        deliveries.map((d) => ({
+          ...d,
+          event: JSON.stringify(d.event),
+          status: 'pending',
+          updated_at: d.created_at,
+        })),
+      )
+      .onConflict(['event_id', 'subscription_id'])
+      .ignore();
+  }
+
+  find(subscriptionId: string, id: string): Promise<DeliveryRow | undefined> {
+    return this.knex<DeliveryRow>('webhook_deliveries')
+      .where({ subscription_id: subscriptionId, id })
+      .first();
+  }
+
+  list(subscriptionId: string, f: DeliveryFilter): Promise<DeliveryRow[]> {
+    const q = this.knex<DeliveryRow>('webhook_deliveries').where({ subscription_id: subscriptionId });
+    if (f.status) q.andWhere({ status: f.status });
+    if (f.eventType) q.andWhere({ event_type: f.eventType });
+    if (f.createdAfter) q.andWhere('created_at', '>=', f.createdAfter);
+    if (f.createdBefore) q.andWhere('created_at', '<', f.createdBefore);
+    if (f.before) {
+      q.andWhereRaw('(created_at, id) < (?, ?)', [f.before.createdAt, f.before.id]);
+    }
+    return q
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(f.limit);
+  }
+
+  async attemptsOf(deliveryIds: string[]): Promise<Map<string, AttemptRow[]>> {
+    const map = new Map<string, AttemptRow[]>();
+    if (deliveryIds.length === 0) return map;
+    const rows = (await this.knex('webhook_delivery_attempts')
+      .whereIn('delivery_id', deliveryIds)
+      .orderBy([{ column: 'delivery_id' }, { column: 'id' }])) as AttemptRow[];
+    for (const r of rows) {
+      const list = map.get(r.delivery_id) ?? [];
+      list.push(r);
+      map.set(r.delivery_id, list);
+    }
+    return map;
+  }
+
+  /**
+   * Sends a delivery again (same id): pending, due `now`, a new 24 h retry window. Answers the row,
+   * or undefined when there is no such delivery.
+   */
+  async replay(subscriptionId: string, id: string, now: Date): Promise<DeliveryRow | undefined> {
+    const [row] = await this.knex<DeliveryRow>('webhook_deliveries')
+      .where({ subscription_id: subscriptionId, id })
+      .update({ status: 'pending', next_attempt_at: now, first_attempt_at: null, updated_at: now })
+      .returning('*');
+    return row as DeliveryRow | undefined;
+  }
+
+  /** Failed deliveries created in [since, until): counted, and (unless dryRun) sent again. */
+  async replayFailed(
+    subscriptionId: string,
+    since: Date,
+    until: Date,
+    now: Date,
+    dryRun: boolean,
+  ): Promise<number> {
+    const q = this.knex('webhook_deliveries')
+      .where({ subscription_id: subscriptionId, status: 'failed' })
+      .andWhere('created_at', '>=', since)
+      .andWhere('created_at', '<', until);
+    if (dryRun) {
+      const [{ count }] = (await q.count({ count: '*' })) as [{ count: string }];
+      return Number(count);
+    }
+    return q.update({ status: 'pending', next_attempt_at: now, first_attempt_at: null, updated_at: now });
+  }
+
+  /**
+   * Leases up to `capacity` due deliveries to `owner` for `leaseMs` (real time), at most
+   * `perSubscription` of one subscription, none of `excludeSubscriptions`, and for an ordered
+   * subscription only a resource's oldest pending delivery. The conditional UPDATE re-checks each
+   * row under its lock, so two workers never lease the same delivery.
+   */
+  async claim(input: {
+    owner: string;
+    now: Date;
+    capacity: number;
+    perSubscription: number;
+    excludeSubscriptions: string[];
+    leaseMs: number;
+  }): Promise<DeliveryRow[]> {
+    const result = await this.knex.raw<{ rows: DeliveryRow[] }>(
+      `WITH due AS (
+         SELECT d.id, d.subscription_id, d.next_attempt_at, d.seq
+         FROM webhook_deliveries d
+         WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+           AND (d.lease_until IS NULL OR d.lease_until < clock_timestamp())
+           AND NOT (d.subscription_id = ANY(CAST(? AS text[])))
+           AND (NOT d.ordered OR NOT EXISTS (
+             SELECT 1 FROM webhook_deliveries p
+             WHERE p.status = 'pending' AND p.ordered AND p.subscription_id = d.subscription_id
+               AND p.resource_key = d.resource_key AND p.seq < d.seq))
+         ORDER BY d.next_attempt_at, d.seq
+         LIMIT ?
+       ), picked AS (
+         SELECT id FROM (
+           SELECT id, next_attempt_at, seq,
+                  row_number() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, seq) AS rn
+           FROM due) ranked
+         WHERE rn <= ?
+         ORDER BY next_attempt_at, seq
+         LIMIT ?
+       )
+       UPDATE webhook_deliveries d
+       SET lease_owner = ?, lease_until = clock_timestamp() + make_interval(secs => ?)
+       FROM picked
+       WHERE d.id = picked.id AND d.status = 'pending'
+         AND (d.lease_until IS NULL OR d.lease_until < clock_timestamp())
+       RETURNING d.*`,
+      [
+        input.now,
+        input.excludeSubscriptions,
+        input.capacity * 4,
+        input.perSubscription,
+        input.capacity,
+        input.owner,
+        input.leaseMs / 1000,
+      ],
+    );
+    return result.rows;
+  }
+
+  /** Deletes leased deliveries that must not be sent (the account cannot see what they are about). */
+  async discard(owner: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.knex('webhook_deliveries').whereIn('id', ids).andWhere({ lease_owner: owner }).delete();
+  }
+
+  /** Gives leased deliveries back (a stopping worker that did not send them). */
+  async release(owner: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.knex('webhook_deliveries')
+      .whereIn('id', ids)
+      .andWhere({ lease_owner: owner })
+      .update({ lease_owner: null, lease_until: null });
+  }
+
+  /** Records attempts and their deliveries' new state in one transaction (a batch of outcomes). */
+  async recordOutcomes(owner: string, outcomes: AttemptOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    await this.knex.transaction(async (trx) => {
+      await trx.raw(
+        `INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_excerpt)
+         SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS int[]), CAST(? AS int[]), CAST(? AS text[]), CAST(? AS text[]))`,
+        [
+          outcomes.map((o) => o.deliveryId),
+          outcomes.map((o) => o.attempt.attempted_at),
+          outcomes.map((o) => o.attempt.status_code),
+          outcomes.map((o) => o.attempt.latency_ms),
+          outcomes.map((o) => o.attempt.error),
+          outcomes.map((o) => o.attempt.response_excerpt),
+        ] as unknown as Knex.RawBinding[],
+      );
+      await trx.raw(
+        `UPDATE webhook_deliveries d
+         SET status = u.status, next_attempt_at = u.next_at, attempt_count = d.attempt_count + 1,
+             first_attempt_at = COALESCE(d.first_attempt_at, u.attempted_at),
+             lease_owner = NULL, lease_until = NULL, updated_at = u.attempted_at
+         FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS timestamptz[])) AS u(id, status, next_at, attempted_at)
+         WHERE d.id = u.id AND d.lease_owner = ?`,
+        [
+          outcomes.map((o) => o.deliveryId),
+          outcomes.map((o) => o.status),
+          outcomes.map((o) => o.nextAttemptAt),
+          outcomes.map((o) => o.attempt.attempted_at),
+          owner,
+        ] as unknown as Knex.RawBinding[],
+      );
+    });
+  }
+}

@@ -1,0 +1,146 @@
+// Webhook subscriptions of the token's account (decisions.md "Webhooks"): create (the signing secret
+// shown once), list, retrieve, update, delete, rotate the secret (the old one signs 24 h more) and
+// send a `webhook.test` event to one subscription.
+import type { Knex } from 'knex';
+import { newEvent, newId } from '@ordering/contracts';
+import { InputError, NotFoundError } from '@ordering/errors';
+import type { DeliveryRepository } from '../data-access/delivery-repository';
+import type {
+  SubscriptionChanges,
+  SubscriptionOrdering,
+  SubscriptionRepository,
+  SubscriptionRow,
+} from '../data-access/subscription-repository';
+import type { UrlPolicy } from '../delivery/url-policy';
+import { UrlRefusedError } from '../delivery/url-policy';
+import type { DeliveryClock } from './delivery-clock';
+import { type SecretBox, newSigningSecret } from './secret-box';
+
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface CreateInput {
+  url: string;
+  events: string[];
+  description?: string | undefined;
+  ordering?: SubscriptionOrdering | undefined;
+}
+
+export interface SubscriptionsDeps {
+  knex: Knex;
+  subscriptions: SubscriptionRepository;
+  deliveries: DeliveryRepository;
+  secrets: SecretBox;
+  policy: UrlPolicy;
+  clock: DeliveryClock;
+  /** Called after a delivery was committed (wakes this replica's worker). */
+  onDeliveryQueued?: () => void;
+}
+
+export function subscriptionsUseCase(deps: SubscriptionsDeps) {
+  const checkUrl = async (url: string) => {
+    try {
+      await deps.policy.checkForSubscription(url);
+    } catch (err) {
+      if (err instanceof UrlRefusedError) throw new InputError(err.message, 'url');
+      throw err;
+    }
+  };
+  const mustFind = async (custId: string, id: string, db?: Knex.Transaction) => {
+    const row = await deps.subscriptions.find(custId, id, db);
+    if (!row) throw new NotFoundError('No such webhook subscription', 'id');
+    return row;
+  };
+
+  return {
+    async create(
+      custId: string,
+      input: CreateInput,
+      beforeCommit: (trx: Knex.Transaction, row: SubscriptionRow, secret: string) => Promise<void>,
+    ): Promise<{ row: SubscriptionRow; secret: string }> {
+      await checkUrl(input.url);
+      const secret = newSigningSecret();
+      const row: SubscriptionRow = {
+        id: newId('we'),
+        cust_id: custId,
+        url: input.url,
+        events: [...new Set(input.events)],
+        description: input.description ?? null,
+        status: 'enabled',
+        ordering: input.ordering ?? 'none',
+        created_at: new Date(),
+      };
+      await deps.knex.transaction(async (trx) => {
+        await deps.subscriptions.insert(trx, row, deps.secrets.seal(secret));
+        await beforeCommit(trx, row, secret);
+      });
+      return { row, secret };
+    },
+
+    list: (custId: string, options: { afterId?: string; limit: number }) =>
+      deps.subscriptions.list(custId, options),
+
+    get: (custId: string, id: string) => mustFind(custId, id),
+
+    async update(custId: string, id: string, changes: SubscriptionChanges): Promise<SubscriptionRow> {
+      await mustFind(custId, id);
+      if (changes.url !== undefined) await checkUrl(changes.url);
+      const next = { ...changes, ...(changes.events ? { events: [...new Set(changes.events)] } : {}) };
+      const row = await deps.subscriptions.update(custId, id, next);
+      if (!row) throw new NotFoundError('No such webhook subscription', 'id');
+      return row;
+    },
+
+    async remove(custId: string, id: string): Promise<void> {
+      if (!(await deps.subscriptions.delete(custId, id)))
+        throw new NotFoundError('No such webhook subscription', 'id');
+    },
+
+    async rotateSecret(custId: string, id: string): Promise<{ row: SubscriptionRow; secret: string }> {
+      const secret = newSigningSecret();
+      const now = deps.clock.now();
+      const row = await deps.knex.transaction(async (trx) => {
+        const found = await mustFind(custId, id, trx);
+        await trx('webhook_subscriptions').where({ id }).forUpdate().first();
+        await deps.subscriptions.rotate(
+          trx,
+          id,
+          deps.secrets.seal(secret),
+          now,
+          new Date(now.getTime() + SECRET_OVERLAP_MS),
+        );
+        return found;
+      });
+      return { row, secret };
+    },
+
+    /** Queues a `webhook.test` event for this subscription alone (even when disabled). */
+    async sendTest(custId: string, id: string) {
+      const row = await mustFind(custId, id);
+      const event = newEvent({
+        type: 'webhook.test',
+        cust_id: custId,
+        data: { webhook_id: row.id, message: 'A test event sent with POST /v1/webhooks/{id}/test' },
+      });
+      const deliveryId = newId('whdel');
+      const now = deps.clock.now();
+      await deps.deliveries.insert(deps.knex, [
+        {
+          id: deliveryId,
+          subscription_id: row.id,
+          event_id: event.id,
+          event_type: event.type,
+          event,
+          resource_key: null,
+          ordered: false,
+          next_attempt_at: now,
+          created_at: new Date(),
+        },
+      ]);
+      deps.onDeliveryQueued?.();
+      const delivery = await deps.deliveries.find(row.id, deliveryId);
+      return delivery!;
+    },
+  };
+}
+
+export type SubscriptionsUseCase = ReturnType<typeof subscriptionsUseCase>;

@@ -1,0 +1,158 @@
+// /v1/webhooks: the subscriptions of the token's account and their deliveries (scope `admin:all`;
+// the gateway checks it too). Every subscription belongs to the token's own account.
+import { Router, type Request } from 'express';
+import {
+  CreateWebhookRequest,
+  ReplayWebhookDeliveriesRequest,
+  UpdateWebhookRequest,
+  WEBHOOK_DELIVERY_STATUSES,
+} from '@ordering/contracts';
+import { InputError } from '@ordering/errors';
+import {
+  ADMIN_SCOPE,
+  identityOf,
+  listEnvelope,
+  optionalEnumQuery,
+  optionalQuery,
+  pageOf,
+  parseBody,
+  parseListParams,
+  pathParam,
+  requestPath,
+  requireScope,
+} from '@ordering/http';
+import { type IdempotencyStore, respondIdempotently } from '@ordering/idempotency';
+import type { DeliveriesUseCase } from '../../domain/deliveries-use-case';
+import { deliveryResource, subscriptionResource } from '../../domain/resources';
+import type { SubscriptionsUseCase } from '../../domain/subscriptions-use-case';
+
+function timestampQuery(query: Record<string, unknown>, name: string): Date | undefined {
+  const raw = optionalQuery(query, name);
+  if (raw === undefined) return undefined;
+  const time = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(time)) {
+    throw new InputError(`${name} must be an ISO 8601 date-time`, name);
+  }
+  return new Date(time);
+}
+
+export function webhookRoutes(deps: {
+  subscriptions: SubscriptionsUseCase;
+  deliveries: DeliveriesUseCase;
+  idempotency: IdempotencyStore;
+}): Router {
+  const router = Router();
+  const admin = requireScope(ADMIN_SCOPE);
+  const account = (req: Request) => identityOf(req).cust_id;
+  const uc = deps.subscriptions;
+
+  router.get('/v1/webhooks', admin, async (req, res) => {
+    const params = parseListParams(req.query, { cursorKeys: ['id'] });
+    const after = params.startingAfter?.id;
+    const rows = await uc.list(account(req), {
+      ...(after === undefined ? {} : { afterId: String(after) }),
+      limit: params.limit + 1,
+    });
+    const page = pageOf(rows, params.limit, (s) => ({ id: s.id }));
+    res.json(
+      listEnvelope(
+        requestPath(req),
+        page.data.map((s) => subscriptionResource(s)),
+        page.hasMore,
+        page.nextCursor,
+      ),
+    );
+  });
+
+  router.post('/v1/webhooks', admin, async (req, res) => {
+    await respondIdempotently(deps.idempotency, req, res, async (complete) => {
+      const input = parseBody(CreateWebhookRequest, req.body);
+      const { row, secret } = await uc.create(account(req), input, (trx, created, s) =>
+        complete(trx, { status: 201, body: subscriptionResource(created, s) }),
+      );
+      return { status: 201, body: subscriptionResource(row, secret) };
+    });
+  });
+
+  router.get('/v1/webhooks/:id', admin, async (req, res) => {
+    res.json(subscriptionResource(await uc.get(account(req), pathParam(req, 'id'))));
+  });
+
+  router.patch('/v1/webhooks/:id', admin, async (req, res) => {
+    const changes = parseBody(UpdateWebhookRequest, req.body);
+    res.json(subscriptionResource(await uc.update(account(req), pathParam(req, 'id'), changes)));
+  });
+
+  router.delete('/v1/webhooks/:id', admin, async (req, res) => {
+    const id = pathParam(req, 'id');
+    await uc.remove(account(req), id);
+    res.json({ id, object: 'webhook_subscription', deleted: true });
+  });
+
+  router.post('/v1/webhooks/:id/rotate_secret', admin, async (req, res) => {
+    const { row, secret } = await uc.rotateSecret(account(req), pathParam(req, 'id'));
+    res.json(subscriptionResource(row, secret));
+  });
+
+  router.post('/v1/webhooks/:id/test', admin, async (req, res) => {
+    const delivery = await uc.sendTest(account(req), pathParam(req, 'id'));
+    res.status(202).json(deliveryResource(delivery, []));
+  });
+
+  router.get('/v1/webhooks/:id/deliveries', admin, async (req, res) => {
+    const params = parseListParams(req.query, { cursorKeys: ['created_at', 'id'] });
+    const status = optionalEnumQuery(req.query, 'status', WEBHOOK_DELIVERY_STATUSES);
+    const eventType = optionalQuery(req.query, 'event_type');
+    const createdAfter = timestampQuery(req.query, 'created_after');
+    const createdBefore = timestampQuery(req.query, 'created_before');
+    const cursor = params.startingAfter;
+    const rows = await deps.deliveries.list(account(req), pathParam(req, 'id'), {
+      ...(status ? { status } : {}),
+      ...(eventType ? { eventType } : {}),
+      ...(createdAfter ? { createdAfter } : {}),
+      ...(createdBefore ? { createdBefore } : {}),
+      ...(cursor
+        ? { before: { createdAt: new Date(String(cursor.created_at)), id: String(cursor.id) } }
+        : {}),
+      limit: params.limit + 1,
+    });
+    const page = pageOf(rows, params.limit, (d) => ({
+      created_at: d.row.created_at.toISOString(),
+      id: d.row.id,
+    }));
+    res.json(
+      listEnvelope(
+        requestPath(req),
+        page.data.map((d) => deliveryResource(d.row, d.attempts)),
+        page.hasMore,
+        page.nextCursor,
+      ),
+    );
+  });
+
+  router.get('/v1/webhooks/:id/deliveries/:delivery_id', admin, async (req, res) => {
+    const d = await deps.deliveries.get(account(req), pathParam(req, 'id'), pathParam(req, 'delivery_id'));
+    res.json(deliveryResource(d.row, d.attempts));
+  });
+
+  router.post('/v1/webhooks/:id/deliveries/:delivery_id/replay', admin, async (req, res) => {
+    const d = await deps.deliveries.replay(account(req), pathParam(req, 'id'), pathParam(req, 'delivery_id'));
+    res.status(202).json(deliveryResource(d.row, d.attempts));
+  });
+
+  router.post('/v1/webhooks/:id/replay', admin, async (req, res) => {
+    const input = parseBody(ReplayWebhookDeliveriesRequest, req.body);
+    const since = new Date(input.since);
+    const until = input.until ? new Date(input.until) : new Date();
+    if (until.getTime() <= since.getTime()) throw new InputError('until must be after since', 'until');
+    const dryRun = input.dry_run ?? false;
+    const count = await deps.deliveries.replayRange(account(req), pathParam(req, 'id'), {
+      since,
+      until,
+      dryRun,
+    });
+    res.json({ object: 'webhook_replay', count, dry_run: dryRun });
+  });
+
+  return router;
+}

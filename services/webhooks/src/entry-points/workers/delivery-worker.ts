@@ -1,0 +1,288 @@
+// The delivery worker: leases due deliveries from the database (several workers and replicas run at
+// once; a lease is taken by one conditional UPDATE, so no delivery is sent by two at the same time),
+// keeps one queue per subscription with its own concurrency limit (a slow or dead endpoint holds at
+// most its own slots, never another's), POSTs each delivery with the spec's headers and signature,
+// and records every attempt with the delivery's next state in batched transactions.
+//
+// A worker killed mid-delivery leaves its leases to expire (DELIVERY_LEASE_MS); another worker then
+// sends those deliveries again with the same `Service-Delivery` id: at least once, never lost.
+import { randomUUID } from 'node:crypto';
+import type { EntryPoint } from '@ordering/messaging';
+import type { AttemptOutcome, DeliveryRepository, DeliveryRow } from '../../data-access/delivery-repository';
+import type { SubscriptionRepository, SubscriptionRow } from '../../data-access/subscription-repository';
+import type { HttpSender } from '../../delivery/http-sender';
+import type { DeliveryClock } from '../../domain/delivery-clock';
+import { nextAttemptAt, retryAfterMs } from '../../domain/retry-schedule';
+import type { SecretBox } from '../../domain/secret-box';
+import { signatureHeader } from '../../domain/signature';
+
+export interface WorkerLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** The body of a delivery for its subscription, or null when this subscription must not get it. */
+export type BodyFor = (delivery: DeliveryRow, subscription: SubscriptionRow) => Promise<string | null>;
+
+export interface DeliveryWorkerOptions {
+  deliveries: DeliveryRepository;
+  subscriptions: SubscriptionRepository;
+  secrets: SecretBox;
+  sender: HttpSender;
+  clock: DeliveryClock;
+  logger: WorkerLogger;
+  concurrency: number;
+  perEndpoint: number;
+  timeoutMs: number;
+  leaseMs: number;
+  pollMs: number;
+  bodyFor?: BodyFor;
+  /** Called after each attempt is recorded (tests and metrics). */
+  onAttempt?: (outcome: AttemptOutcome) => void;
+  name?: string;
+}
+
+interface Queued {
+  row: DeliveryRow;
+  subscription: SubscriptionRow;
+  secrets: string[];
+  leaseEndsAt: number;
+}
+
+export class DeliveryWorker implements EntryPoint {
+  readonly name: string;
+  readonly owner = `worker-${randomUUID()}`;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+  private readonly queues = new Map<string, Queued[]>();
+  private readonly active = new Map<string, number>();
+  private inFlight = 0;
+  private queued = 0;
+  private readonly sends = new Set<Promise<void>>();
+  private outcomes: AttemptOutcome[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(private readonly o: DeliveryWorkerOptions) {
+    this.name = o.name ?? 'delivery-worker';
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loop;
+    // Deliveries leased but not started go back at once; those in flight finish (within the timeout).
+    const unsent = [...this.queues.values()].flat().map((q) => q.row.id);
+    this.queues.clear();
+    await Promise.allSettled([...this.sends]);
+    await this.flush();
+    await this.o.deliveries.release(this.owner, unsent).catch(() => {});
+  }
+
+  /** Looks for due deliveries now (a delivery was just committed). */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let claimedFull: boolean;
+      try {
+        claimedFull = await this.claim();
+      } catch (err) {
+        this.o.logger.warn({ err }, 'claiming deliveries failed; retrying');
+        await this.sleep(Math.max(this.o.pollMs, 1000));
+        continue;
+      }
+      if (!claimedFull) await this.sleep(this.o.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = undefined;
+        this.woken = false;
+        done();
+      };
+    });
+  }
+
+  /** Leases what fits; true when it filled the free capacity (more may be due). */
+  private async claim(): Promise<boolean> {
+    const capacity = this.o.concurrency - this.inFlight - this.queued;
+    if (capacity <= 0) return false;
+    const saturated = [...this.active.entries()]
+      .filter(([id, n]) => n + (this.queues.get(id)?.length ?? 0) >= this.o.perEndpoint)
+      .map(([id]) => id);
+    const claimedAt = Date.now();
+    const rows = await this.o.deliveries.claim({
+      owner: this.owner,
+      now: this.o.clock.now(),
+      capacity,
+      perSubscription: this.o.perEndpoint,
+      excludeSubscriptions: saturated,
+      leaseMs: this.o.leaseMs,
+    });
+    if (rows.length === 0) return false;
+    const subscriptionIds = [...new Set(rows.map((r) => r.subscription_id))];
+    const [subscriptions, secrets] = await Promise.all([
+      this.o.subscriptions.findByIds(subscriptionIds),
+      this.o.subscriptions.activeSecrets(subscriptionIds, this.o.clock.now()),
+    ]);
+    for (const row of rows) {
+      const subscription = subscriptions.get(row.subscription_id);
+      if (!subscription) continue; // deleted meanwhile: its deliveries went with it
+      const sealed = secrets.get(row.subscription_id) ?? [];
+      const queue = this.queues.get(row.subscription_id) ?? [];
+      queue.push({
+        row,
+        subscription,
+        secrets: sealed.map((s) => this.o.secrets.open(s)),
+        leaseEndsAt: claimedAt + this.o.leaseMs,
+      });
+      this.queues.set(row.subscription_id, queue);
+      this.queued++;
+    }
+    for (const id of subscriptionIds) this.pump(id);
+    return rows.length >= capacity;
+  }
+
+  private pump(subscriptionId: string): void {
+    const queue = this.queues.get(subscriptionId);
+    while (queue && queue.length > 0 && (this.active.get(subscriptionId) ?? 0) < this.o.perEndpoint) {
+      const item = queue.shift()!;
+      this.queued--;
+      // Too little lease left to finish within the timeout: leave it to whoever leases it next.
+      if (Date.now() + this.o.timeoutMs + 1000 > item.leaseEndsAt) continue;
+      this.active.set(subscriptionId, (this.active.get(subscriptionId) ?? 0) + 1);
+      this.inFlight++;
+      const send = this.deliver(item).finally(() => {
+        this.sends.delete(send);
+        this.inFlight--;
+        const n = (this.active.get(subscriptionId) ?? 1) - 1;
+        if (n === 0) this.active.delete(subscriptionId);
+        else this.active.set(subscriptionId, n);
+        this.pump(subscriptionId);
+        if (this.running) this.wake();
+      });
+      this.sends.add(send);
+    }
+    if (queue && queue.length === 0) this.queues.delete(subscriptionId);
+  }
+
+  private async deliver(item: Queued): Promise<void> {
+    const { row, subscription } = item;
+    let outcome: AttemptOutcome;
+    let body: string | null;
+    try {
+      body = this.o.bodyFor ? await this.o.bodyFor(row, subscription) : JSON.stringify(row.event);
+    } catch (err) {
+      // What the event carries could not be read (e.g. the catalog is down): a failed attempt, retried.
+      outcome = this.outcomeOf(row, {
+        ok: false,
+        statusCode: null,
+        latencyMs: 0,
+        error: `not sent: ${(err as Error).message}`,
+        responseExcerpt: null,
+      });
+      this.outcomes.push(outcome);
+      await this.flush();
+      return;
+    }
+    if (body === null) {
+      // Nothing for this subscription (its account cannot see the item): the delivery goes away.
+      await this.o.deliveries.discard(this.owner, [row.id]).catch((err: unknown) => {
+        this.o.logger.warn({ err, delivery_id: row.id }, 'discarding a delivery failed; it will be retried');
+      });
+      return;
+    }
+    const timestamp = Math.floor(Date.now() / 1000);
+    const result = await this.o.sender.send({
+      url: subscription.url,
+      body,
+      headers: {
+        'Content-Type': 'application/json',
+        'Service-Event': row.event_type,
+        'Service-Delivery': row.id,
+        'Service-Signature': signatureHeader(body, item.secrets, timestamp),
+      },
+    });
+    this.outcomes.push(this.outcomeOf(row, result));
+    await this.flush();
+  }
+
+  private outcomeOf(
+    row: DeliveryRow,
+    result: {
+      ok: boolean;
+      statusCode: number | null;
+      latencyMs: number;
+      error: string | null;
+      responseExcerpt: string | null;
+      retryAfter?: string;
+    },
+  ): AttemptOutcome {
+    const now = this.o.clock.now();
+    const attempt = {
+      delivery_id: row.id,
+      attempted_at: now,
+      status_code: result.statusCode,
+      latency_ms: result.latencyMs,
+      error: result.error,
+      response_excerpt: result.responseExcerpt,
+    };
+    if (result.ok) return { deliveryId: row.id, attempt, status: 'succeeded', nextAttemptAt: null };
+    const honoursRetryAfter = result.statusCode === 429 || result.statusCode === 503;
+    const wait = honoursRetryAfter ? retryAfterMs(result.retryAfter, now) : undefined;
+    const next = nextAttemptAt({
+      now,
+      firstAttemptAt: row.first_attempt_at ?? now,
+      attemptCount: row.attempt_count + 1,
+      ...(wait === undefined ? {} : { retryAfterMs: wait }),
+    });
+    return { deliveryId: row.id, attempt, status: next ? 'pending' : 'failed', nextAttemptAt: next };
+  }
+
+  /** Writes the collected outcomes in one transaction; concurrent callers share the same write. */
+  private flush(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => (this.outcomes.length > 0 ? this.flush() : undefined));
+    if (this.outcomes.length === 0) return Promise.resolve();
+    const batch = this.outcomes;
+    this.outcomes = [];
+    this.flushing = (async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.o.deliveries.recordOutcomes(this.owner, batch);
+          for (const outcome of batch) this.o.onAttempt?.(outcome);
+          return;
+        } catch (err) {
+          // The database is down: keep the outcomes (the leases keep others off) and try again.
+          this.o.logger.warn({ err, outcomes: batch.length }, 'recording attempts failed; retrying');
+          if (!this.running && attempt >= 3) return;
+          await new Promise((r) => setTimeout(r, Math.min(5000, 200 * 2 ** attempt)));
+        }
+      }
+    })().finally(() => {
+      this.flushing = undefined;
+    });
+    return this.flushing;
+  }
+}

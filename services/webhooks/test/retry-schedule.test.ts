@@ -1,0 +1,187 @@
+// The whole 24 h retry schedule on a clock 20,000 times faster than real time (24 h = 4.3 s):
+// a receiver that always fails gets attempts with growing, jittered gaps until the horizon, then the
+// delivery is `failed`; replay of one and of a time range (with a dry run) sends it again with the
+// same Service-Delivery. The rotated-out secret stops signing once its 24 h are over.
+import { waitUntil } from '@ordering/testing';
+import {
+  FIRST_RETRY_MS,
+  MAX_RETRY_INTERVAL_MS,
+  RETRY_HORIZON_MS,
+  backoffMs,
+  nextAttemptAt,
+} from '../src/domain/retry-schedule';
+import { disconnectProducer, type Harness, startHarness } from './support/harness';
+import { type Receiver, startReceiver } from './support/receiver';
+import { verifyWithStripe } from './support/stripe-verifier';
+
+let h: Harness;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  h = await startHarness({ env: { DELIVERY_CLOCK_SPEED: '20000', DELIVERY_POLL_MS: '10' } });
+});
+afterAll(async () => {
+  await receiver?.close();
+  await h?.stop();
+  await disconnectProducer();
+});
+
+interface Delivery {
+  id: string;
+  status: string;
+  next_attempt_at: string | null;
+  attempts: { attempted_at: string; status_code: number | null }[];
+}
+
+describe('the schedule', () => {
+  it('backs off from about 30 s, doubling with jitter, to at most 3 h', () => {
+    expect(backoffMs(1, () => 0)).toBe(FIRST_RETRY_MS * 0.75);
+    expect(backoffMs(1, () => 1)).toBe(FIRST_RETRY_MS * 1.25);
+    expect(backoffMs(3, () => 0.5)).toBe(FIRST_RETRY_MS * 4);
+    expect(backoffMs(20, () => 0.5)).toBe(MAX_RETRY_INTERVAL_MS);
+    const first = new Date('2026-11-24T00:00:00Z');
+    // The last retry is at the horizon itself; after it, none.
+    const late = new Date(first.getTime() + RETRY_HORIZON_MS - 1000);
+    expect(nextAttemptAt({ now: late, firstAttemptAt: first, attemptCount: 12 })!.getTime()).toBe(
+      first.getTime() + RETRY_HORIZON_MS,
+    );
+    expect(
+      nextAttemptAt({
+        now: new Date(first.getTime() + RETRY_HORIZON_MS),
+        firstAttemptAt: first,
+        attemptCount: 13,
+      }),
+    ).toBeNull();
+  });
+
+  it('a receiver that always fails: attempts until 24 h after the first, then failed; then replays', async () => {
+    const res = await h
+      .api(h.P)
+      .post('/v1/webhooks', { url: receiver.url('/always-500'), events: ['user.created'] });
+    const sub = res.body as { id: string };
+    receiver.on('/always-500', () => ({ status: 500, body: 'nope' }));
+    await h.publishUserEvent(h.P);
+    const deliveries = async () =>
+      (await h.api(h.P).get(`/v1/webhooks/${sub.id}/deliveries`)).body.data as Delivery[];
+    await waitUntil(
+      async () => (await deliveries())[0]?.status === 'failed',
+      30_000,
+      'the delivery to fail for good',
+    );
+    const [failed] = await deliveries();
+    const times = failed!.attempts.map((a) => Date.parse(a.attempted_at));
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    // About 14 attempts in 24 h: 30 s, 1 m, 2 m, ... 3 h, 3 h, ...
+    expect(failed!.attempts.length).toBeGreaterThanOrEqual(10);
+    expect(failed!.attempts.length).toBeLessThanOrEqual(20);
+    expect(failed!.attempts.every((a) => a.status_code === 500)).toBe(true);
+    expect(failed!.next_attempt_at).toBeNull();
+    const span = times[times.length - 1]! - times[0]!;
+    expect(span).toBeGreaterThanOrEqual(RETRY_HORIZON_MS);
+    // Each real millisecond of polling, sending and recording (or a pause of a busy machine) is 20 s
+    // on this clock: the gaps' own bounds are checked above on the schedule itself.
+    expect(span).toBeLessThan(RETRY_HORIZON_MS + 60 * 60_000);
+    expect(gaps[0]).toBeGreaterThanOrEqual(FIRST_RETRY_MS * 0.75);
+    // The gaps grow to the 3 h cap (less jitter), far above any real-time overhead on this clock.
+    expect(Math.max(...gaps)).toBeGreaterThanOrEqual(MAX_RETRY_INTERVAL_MS * 0.75);
+    expect(receiver.received('/always-500')).toHaveLength(failed!.attempts.length);
+
+    // Replay one: pending again, same Service-Delivery, now to a receiver that answers 200.
+    receiver.on('/always-500', () => ({ status: 200 }));
+    const replay = await h.api(h.P).post(`/v1/webhooks/${sub.id}/deliveries/${failed!.id}/replay`);
+    expect(replay.status).toBe(202);
+    expect(replay.body).toMatchObject({ id: failed!.id, object: 'webhook_delivery', status: 'pending' });
+    await waitUntil(
+      async () => (await deliveries())[0]?.status === 'succeeded',
+      10_000,
+      'the replay to succeed',
+    );
+    const last = receiver.received('/always-500').at(-1)!;
+    expect(last.headers['service-delivery']).toBe(failed!.id);
+    expect((await deliveries())[0]!.attempts.at(-1)!.status_code).toBe(200);
+    expect((await h.api(h.P).post(`/v1/webhooks/${sub.id}/deliveries/whdel_nope/replay`)).status).toBe(404);
+  });
+
+  it('replays a range of failed deliveries: the dry run counts, the real one sends them again', async () => {
+    const res = await h
+      .api(`${h.P}-EU`)
+      .post('/v1/webhooks', { url: receiver.url('/range'), events: ['user.created'] });
+    const sub = res.body as { id: string };
+    const api = h.api(`${h.P}-EU`);
+    receiver.on('/range', () => ({ status: 503 }));
+    const since = new Date().toISOString();
+    for (let i = 0; i < 3; i++) await h.publishUserEvent(`${h.P}-EU`);
+    const failedCount = async () =>
+      ((await api.get(`/v1/webhooks/${sub.id}/deliveries?status=failed`)).body.data as Delivery[]).length;
+    await waitUntil(async () => (await failedCount()) === 3, 30_000, 'three failed deliveries');
+    const before = receiver.received('/range').length;
+
+    const dry = await api.post(`/v1/webhooks/${sub.id}/replay`, { since, dry_run: true });
+    expect(dry.status).toBe(200);
+    expect(dry.body).toEqual({ object: 'webhook_replay', count: 3, dry_run: true });
+    const empty = await api.post(`/v1/webhooks/${sub.id}/replay`, {
+      since: '2020-01-01T00:00:00Z',
+      until: since,
+    });
+    expect(empty.body).toEqual({ object: 'webhook_replay', count: 0, dry_run: false });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.received('/range')).toHaveLength(before);
+    expect(await failedCount()).toBe(3);
+
+    receiver.on('/range', () => ({ status: 200 }));
+    const real = await api.post(`/v1/webhooks/${sub.id}/replay`, { since });
+    expect(real.body).toEqual({ object: 'webhook_replay', count: 3, dry_run: false });
+    await waitUntil(
+      async () =>
+        ((await api.get(`/v1/webhooks/${sub.id}/deliveries?status=succeeded`)).body.data as Delivery[])
+          .length === 3,
+      10_000,
+      'the three replays',
+    );
+    const bad = await api.post(`/v1/webhooks/${sub.id}/replay`, { since: 'yesterday' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_value', param: 'since' });
+    const missing = await api.post(`/v1/webhooks/${sub.id}/replay`, { dry_run: true });
+    expect(missing.body.error).toMatchObject({ code: 'missing_required_field', param: 'since' });
+    const backwards = await api.post(`/v1/webhooks/${sub.id}/replay`, {
+      since,
+      until: '2020-01-01T00:00:00Z',
+    });
+    expect(backwards.body.error).toMatchObject({ code: 'invalid_value', param: 'until' });
+  });
+});
+
+describe('rotation overlap', () => {
+  it('the old secret signs for 24 h after rotate_secret, then only the new one', async () => {
+    const api = h.api(`${h.P}-EU-DE`);
+    const created = (await api.post('/v1/webhooks', { url: receiver.url('/rot'), events: ['user.created'] }))
+      .body;
+    const rotated = (await api.post(`/v1/webhooks/${created.id}/rotate_secret`)).body;
+    await api.post(`/v1/webhooks/${created.id}/test`);
+    await waitUntil(async () => receiver.received('/rot').length === 1, 10_000, 'the first test event');
+    const during = receiver.received('/rot')[0]!;
+    expect(String(during.headers['service-signature']).match(/v1=/g)).toHaveLength(2);
+    expect(
+      verifyWithStripe(during.body, during.headers['service-signature'], created.signing_secret),
+    ).toBeTruthy();
+
+    // 24 h of this clock later (4.3 s), the old secret no longer signs.
+    const rotatedAt = h.service.parts.clock.now().getTime();
+    await waitUntil(
+      async () => h.service.parts.clock.now().getTime() > rotatedAt + RETRY_HORIZON_MS + 60_000,
+      10_000,
+      '24 h',
+    );
+    await api.post(`/v1/webhooks/${created.id}/test`);
+    await waitUntil(async () => receiver.received('/rot').length === 2, 10_000, 'the second test event');
+    const after = receiver.received('/rot')[1]!;
+    expect(String(after.headers['service-signature']).match(/v1=/g)).toHaveLength(1);
+    expect(
+      verifyWithStripe(after.body, after.headers['service-signature'], rotated.signing_secret),
+    ).toBeTruthy();
+    expect(() =>
+      verifyWithStripe(after.body, after.headers['service-signature'], created.signing_secret),
+    ).toThrow();
+  });
+});
