@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { authCli, migrations as authMigrations, registerPortalClient } from '@ordering/auth-service';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { migrations as webhooksMigrations } from '@ordering/webhooks-service';
-import { createTestDatabase, type TestDatabase } from '@ordering/testing';
+import { createTestDatabase, waitUntil, type TestDatabase } from '@ordering/testing';
 import { accessibilityViolations, fitsWidth, launchChromium, screenshot } from './support/headless-browser';
 import { startAuthProcess, startCustomersProcess } from './support/platform-processes';
 import { freePort, startServiceProcess, type ServiceProcess } from './support/service-process';
@@ -140,6 +140,8 @@ beforeAll(async () => {
     KAFKA_GROUP_ID: `webhooks.portal-${suffix}`,
     KAFKA_FROM_BEGINNING: 'false',
     WEBHOOKS_ALLOW_LOCAL_HTTP: 'true',
+    // The 24 h retry horizon in about a second: a delivery to a failing receiver fails for good soon.
+    DELIVERY_CLOCK_SPEED: '100000',
   });
   gateway = await startServiceProcess('gateway', {
     AUTH_JWKS_URL: `${auth.issuer}/oauth/jwks.json`,
@@ -184,6 +186,138 @@ afterAll(async () => {
     customers?.stop(),
   ]);
   await Promise.allSettled([customersDb?.drop(), authDb?.drop(), webhooksDb?.drop()]);
+});
+
+describe('developer portal: webhook subscriptions and their deliveries', () => {
+  it('creates, tests, edits, disables, rotates, replays one and a range after a dry run, and deletes', async () => {
+    let status = 200;
+    const receiver = await startReceiver(() => status);
+    const context = await newContext();
+    const page = await context.newPage();
+    try {
+      await signIn(page, adminLogin);
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+      await expect(page.getByText('No subscriptions yet.').count()).resolves.toBe(1);
+      await checkPage(page, '10-webhooks-empty');
+
+      // Create: the form, a refusal shown on it, then the subscription and its secret, once.
+      await page.getByRole('link', { name: 'New subscription' }).click();
+      await checkPage(page, '11-webhook-new');
+      await page.getByLabel('Endpoint URL').fill(receiver.url);
+      await page.getByRole('button', { name: 'Create subscription' }).click();
+      await expect(page.getByRole('alert').textContent()).resolves.toMatch(/at least one event/);
+      await page.getByLabel('order.shipped').check();
+      await page.getByLabel('user.created').check();
+      await page.getByLabel(/Description/).fill('ERP inbox');
+      await page.getByRole('button', { name: 'Create subscription' }).click();
+      const signingSecret = await page.getByLabel('New secret').inputValue();
+      expect(signingSecret.length).toBeGreaterThan(20);
+      await checkPage(page, '12-webhook-created-secret');
+      await page.getByRole('link', { name: 'Go to the subscription' }).click();
+      const subscriptionUrl = page.url();
+      expect(await page.content()).not.toContain(signingSecret);
+      await checkPage(page, '13-webhook');
+
+      // A test event, delivered to the receiver; its delivery and attempt in the list and detail.
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(/Test event sent/);
+      await waitUntil(
+        async () => {
+          await page.reload();
+          return (await page.getByText('succeeded').count()) > 0;
+        },
+        20_000,
+        'the deliveries page to show it',
+      );
+      await checkPage(page, '14-deliveries');
+      await page
+        .getByRole('row', { name: /webhook\.test/ })
+        .getByRole('link')
+        .click();
+      await expect(page.getByRole('region', { name: 'Attempts' }).textContent()).resolves.toMatch(/200/);
+      await checkPage(page, '15-delivery');
+      await page.getByRole('button', { name: 'Replay this delivery' }).click();
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(/queued again/);
+      await waitUntil(
+        async () => {
+          await page.reload();
+          return (await page.getByRole('region', { name: 'Attempts' }).getByRole('row').count()) > 2;
+        },
+        20_000,
+        'the deliveries page to show it',
+      );
+
+      // The receiver goes down: a second test event fails for good (the sped-up 24 h).
+      status = 503;
+      await page.goto(subscriptionUrl);
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await waitUntil(
+        async () => {
+          await page.reload();
+          return (await page.getByText('failed', { exact: true }).count()) > 0;
+        },
+        30_000,
+        'the deliveries page to show it',
+      );
+
+      // Filters: only the failed one, then none of another event type.
+      await page.getByLabel('Status').selectOption('failed');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      expect(await page.getByRole('region', { name: 'Deliveries' }).getByRole('row').count()).toBe(2);
+      expect(new URL(page.url()).searchParams.get('status')).toBe('failed');
+      await checkPage(page, '16-deliveries-failed');
+      await page.getByLabel('Event type').selectOption('order.shipped');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect(page.getByText('No deliveries match.').count()).resolves.toBe(1);
+
+      // Replay a range: the dry run counts one failed delivery, then it is sent again.
+      status = 200;
+      await page.getByRole('link', { name: /Replay failed deliveries/ }).click();
+      await checkPage(page, '17-replay');
+      await page.getByRole('button', { name: 'Count failed deliveries' }).click();
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(
+        /1\s+failed delivery in\s+this range/,
+      );
+      await checkPage(page, '18-replay-dry-run');
+      await page.getByRole('button', { name: 'Replay 1 delivery' }).click();
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(
+        /1\s+failed\s+delivery\s+queued\s+again/,
+      );
+      await waitUntil(
+        async () => {
+          await page.goto(`${subscriptionUrl}/deliveries?status=failed`);
+          return (await page.getByText('No deliveries match.').count()) === 1;
+        },
+        20_000,
+        'the deliveries page to show it',
+      );
+
+      // Edit, disable, rotate the signing secret (shown once), delete.
+      await page.goto(subscriptionUrl);
+      await page.getByRole('link', { name: 'Edit' }).click();
+      await checkPage(page, '19-webhook-edit');
+      await page.getByLabel(/Description/).fill('ERP inbox, orders only');
+      await page.getByLabel('user.created').uncheck();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(/Changes saved/);
+      await expect(page.getByText('ERP inbox, orders only').count()).resolves.toBe(1);
+      await page.getByRole('button', { name: 'Disable' }).click();
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(/disabled/);
+      await page.getByRole('button', { name: 'Rotate signing secret' }).click();
+      const rotated = await page.getByLabel('New secret').inputValue();
+      expect(rotated).not.toBe(signingSecret);
+      await checkPage(page, '20-webhook-rotated-secret');
+      await page.goto(subscriptionUrl);
+      await page.getByRole('link', { name: 'Delete' }).click();
+      await checkPage(page, '21-webhook-delete');
+      await page.getByRole('button', { name: 'Delete subscription' }).click();
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(/deleted/);
+      await expect(page.getByText('No subscriptions yet.').count()).resolves.toBe(1);
+    } finally {
+      await context.close();
+      await receiver.close();
+    }
+  });
 });
 
 describe('developer portal: sign-in and OAuth clients', () => {
