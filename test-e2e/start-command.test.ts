@@ -23,6 +23,7 @@ const stackFile = path.join(stateDir, 'stack.json');
 interface StackFile {
   api_base_url: string;
   auth_url: string;
+  portal_url?: string;
   kafka_brokers: string[];
   traces_url: string;
   services: Record<string, string>;
@@ -57,6 +58,7 @@ beforeAll(async () => {
     'KAFKA',
     'KAFKA_CONTROLLER',
     'ZIPKIN',
+    'PORTAL',
   ];
   ports = {};
   for (const name of names) ports[name] = await freePort();
@@ -314,6 +316,26 @@ describe('the start command', () => {
     );
   });
 
+  it('starts the developer portal, prints its URL, and its sign-in reaches the auth service with its seeded client', async () => {
+    const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8')) as StackFile;
+    expect(stack.portal_url).toBe(`http://127.0.0.1:${ports.PORTAL}`);
+    expect(stack.services['developer-portal']).toBe(stack.portal_url);
+    expect(output).toContain(`portal        ${stack.portal_url}`);
+    const home = await fetch(stack.portal_url!);
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain('href="/sign-in"');
+    const start = await fetch(`${stack.portal_url}/sign-in`, { redirect: 'manual' });
+    expect(start.status).toBe(303);
+    const authorize = new URL(start.headers.get('location')!);
+    expect(authorize.origin).toBe(stack.auth_url);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${stack.portal_url}/callback`);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    // The auth service knows the client and its redirect URI: it goes on to its sign-in page.
+    const signIn = await fetch(authorize, { redirect: 'manual' });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toMatch(/\/oauth\/interaction\//);
+  });
+
   it('ops status reports every process ready', async () => {
     const result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'deploy/ops/cli.ts', 'status'], {
@@ -338,7 +360,14 @@ describe('the start command', () => {
     up.kill('SIGTERM');
     expect(await exitCode).toBe(0);
     expect(fs.existsSync(stackFile)).toBe(false);
-    for (const port of [ports.GATEWAY, ports.AUTH, ports.CUSTOMERS, ports.KAFKA, ports.ZIPKIN]) {
+    for (const port of [
+      ports.GATEWAY,
+      ports.AUTH,
+      ports.CUSTOMERS,
+      ports.KAFKA,
+      ports.ZIPKIN,
+      ports.PORTAL,
+    ]) {
       const listening = await fetch(`http://127.0.0.1:${port}/healthz`).then(
         () => true,
         () => false,

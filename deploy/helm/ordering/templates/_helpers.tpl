@@ -87,9 +87,12 @@ inline env (the migration Job, which runs before the release's ConfigMaps exist)
 {{- define "ordering.secretEnv" -}}
 {{- $v := .root.Values -}}
 {{- $p := .p -}}
+{{- /* The portal calls only the public API, with its users' tokens: it never holds the internal secret. */ -}}
+{{- if ne $p.component "portal" }}
 - name: INTERNAL_IDENTITY_SECRET
   valueFrom:
     secretKeyRef: { name: {{ $v.internalIdentity.secretName }}, key: {{ $v.internalIdentity.secretKey }} }
+{{- end }}
 {{- if $p.needs.postgresql }}
 - name: DATABASE_URL
   valueFrom:

@@ -214,6 +214,12 @@ export class DeliveryRepository {
     return result.rows;
   }
 
+  /** Deletes leased deliveries that must not be sent (the account cannot see what they are about). */
+  async discard(owner: string, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.knex('webhook_deliveries').whereIn('id', ids).andWhere({ lease_owner: owner }).delete();
+  }
+
   /** Gives leased deliveries back (a stopping worker that did not send them). */
   async release(owner: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;

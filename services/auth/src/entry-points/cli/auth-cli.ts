@@ -20,7 +20,12 @@ import {
   rotateClientSecret,
   type ClientRegistrationDeps,
 } from '../../domain/client-registration-use-case';
-import { ensureDemoClients, type DemoClientCredentials } from '../../domain/demo-clients-use-case';
+import {
+  ensureDemoClients,
+  ensurePortalClient,
+  type DemoClientCredentials,
+  type PortalClientRegistration,
+} from '../../domain/demo-clients-use-case';
 import {
   addIdentityProvider,
   removeIdentityProvider,
@@ -85,6 +90,14 @@ export function registerDemoClients(
       registered.push(...(await ensureDemoClients(registrationDeps(knex, cfg), account)));
     return registered;
   });
+}
+
+/** The developer portal's client of the local stack, with the portal's local secret. */
+export function registerPortalClient(
+  source: NodeJS.ProcessEnv,
+  portal: PortalClientRegistration,
+): Promise<void> {
+  return withDatabase(source, (knex, cfg) => ensurePortalClient(registrationDeps(knex, cfg), portal));
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];

@@ -26,7 +26,7 @@ import {
   type PendingFederation,
 } from '../../domain/federated-sign-in-use-case';
 import { subjectInClientTree } from '../../domain/client-tree';
-import { clientName, csrfTokenFor, csrfValid, sendHtml } from './interaction-page';
+import { clientName, csrfTokenFor, csrfValid, redirectTargetOf, sendHtml } from './interaction-page';
 import { errorPage, federationRedirectPage, signInPage } from './sign-in-views';
 
 export const FEDERATION_CALLBACK_PATH = '/oauth/federation/callback';
@@ -102,6 +102,7 @@ export function mountFederationRoutes(app: Express, deps: FederationRoutesDeps):
         federationError,
         ...(email ? { email } : {}),
       }),
+      redirectTargetOf(details),
     );
   };
 
