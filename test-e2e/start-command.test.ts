@@ -13,7 +13,7 @@ import { Client } from 'pg';
 import { PG_ADMIN_URL, waitUntil } from '@ordering/testing';
 import { freePort } from './support/service-process';
 
-jest.setTimeout(180_000);
+jest.setTimeout(330_000);
 
 const root = path.resolve(__dirname, '..');
 const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-up-'));
@@ -83,7 +83,7 @@ beforeAll(async () => {
   up.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   up.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   exitCode = new Promise((resolve) => up.on('exit', (code) => resolve(code)));
-  await waitUntil(() => fs.existsSync(stackFile) || up.exitCode !== null, 150_000, 'the platform to come up');
+  await waitUntil(() => fs.existsSync(stackFile) || up.exitCode !== null, 270_000, 'the platform to come up');
   if (!fs.existsSync(stackFile)) throw new Error(`./dev up failed:\n${output}`);
 });
 

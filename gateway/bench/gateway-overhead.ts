@@ -401,7 +401,17 @@ async function main(): Promise<void> {
       `  spans exported to the local OTLP sink: ${exports} requests, ${(spansBytes / 1e6).toFixed(1)} MB`,
     );
   } finally {
-    for (const child of children) child.kill('SIGTERM');
+    // The processes flush their last spans on the way out: the sink closes after them.
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
     jwks.server.close();
     sink.server.close();
   }

@@ -13,7 +13,16 @@ import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
 import type * as OtlpProto from '@opentelemetry/exporter-trace-otlp-proto';
 import type * as Zipkin from '@opentelemetry/exporter-zipkin';
 
+/** The traces URL of the OTLP/HTTP endpoint: the signal's own variable as is, else the base + /v1/traces. */
+function otlpTracesUrl(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
+}
+
 function otlpExporter(env: NodeJS.ProcessEnv): SpanExporter {
+  const url = otlpTracesUrl(env);
+  const config = url ? { url } : {};
   const protocol = (
     env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
     env.OTEL_EXPORTER_OTLP_PROTOCOL ??
@@ -23,19 +32,20 @@ function otlpExporter(env: NodeJS.ProcessEnv): SpanExporter {
     .toLowerCase();
   if (protocol === 'http/json') {
     const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
-    return new OTLPTraceExporter();
+    return new OTLPTraceExporter(config);
   }
   if (protocol !== 'http/protobuf') {
     throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL '${protocol}' is not supported (http/protobuf, http/json)`);
   }
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof OtlpProto;
-  return new OTLPTraceExporter();
+  return new OTLPTraceExporter(config);
 }
 
-function zipkinExporter(): SpanExporter {
+function zipkinExporter(env: NodeJS.ProcessEnv): SpanExporter {
   const { ZipkinExporter } = require('@opentelemetry/exporter-zipkin') as typeof Zipkin;
-  // The endpoint comes from OTEL_EXPORTER_ZIPKIN_ENDPOINT (default http://localhost:9411/api/v2/spans).
-  return new ZipkinExporter();
+  // Default http://localhost:9411/api/v2/spans.
+  const url = env.OTEL_EXPORTER_ZIPKIN_ENDPOINT;
+  return new ZipkinExporter(url ? { url } : {});
 }
 
 export function spanProcessorsFor(exporters: string[], env: NodeJS.ProcessEnv): SpanProcessor[] {
@@ -48,7 +58,7 @@ export function spanProcessorsFor(exporters: string[], env: NodeJS.ProcessEnv): 
     }
     let exporter: SpanExporter;
     if (name === 'otlp') exporter = otlpExporter(env);
-    else if (name === 'zipkin') exporter = zipkinExporter();
+    else if (name === 'zipkin') exporter = zipkinExporter(env);
     else throw new Error(`OTEL_TRACES_EXPORTER '${name}' is not supported (otlp, zipkin, console, none)`);
     // Spans leave in batches, off the request path: 1 s apart, or sooner when 512 are waiting.
     processors.push(

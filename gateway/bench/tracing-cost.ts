@@ -1,0 +1,126 @@
+// The CPU the gateway's tracing adds to one request, without the network: the exact calls the
+// gateway makes per request (libs/telemetry: the request span with its attributes, `gateway
+// admission`, `forward <service>` with its injected traceparent, the duration metric, the
+// traceresponse value), through the real SDK with the production settings: batched OTLP/HTTP
+// protobuf export to a sink in another process (so that only the exporting side is measured here),
+// every request sampled unless BENCH_SAMPLE_RATIO says otherwise. Compared with the same calls with
+// telemetry off (the API's no-op). Alternating rounds, median. Less sensitive to a busy machine
+// than gateway-overhead.ts, whose figure it complements (there, on = off + this, plus noise).
+//
+//   tsx gateway/bench/tracing-cost.ts     (BENCH_REQUESTS=50000 ROUNDS=5 BENCH_SAMPLE_RATIO=1)
+import { spawn } from 'node:child_process';
+import { context } from '@opentelemetry/api';
+import {
+  ATTR,
+  endRequestTelemetry,
+  paramAttributes,
+  shutdownTelemetry,
+  startClientSpan,
+  startRequestTelemetry,
+  startTelemetry,
+  tracer,
+} from '@ordering/telemetry';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50_000);
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+
+/** An OTLP/HTTP receiver in a child process: reads and drops what it gets. */
+function startSink(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => r.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()); });
+       s.listen(0, '127.0.0.1', () => console.log(s.address().port));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve) => {
+    child.stdout.once('data', (d: Buffer) =>
+      resolve({ url: `http://127.0.0.1:${d.toString().trim()}`, stop: () => child.kill() }),
+    );
+  });
+}
+
+const headers = { host: 'api.example', authorization: 'Bearer x', accept: 'application/json' };
+
+/** One request's telemetry, as api-request-handler.ts and request-telemetry.ts make it. */
+async function oneRequest(i: number): Promise<void> {
+  const t = startRequestTelemetry({
+    method: 'GET',
+    headers,
+    trustIncomingContext: false,
+    requestId: `req_${i}`,
+  });
+  await context.with(t.context, async () => {
+    if (t.span.isRecording()) t.span.setAttributes(paramAttributes({ id: 'ord_123' }, '/v1/orders/{id}'));
+    const admission = tracer().startSpan('gateway admission');
+    if (admission.isRecording()) {
+      const who = { [ATTR.custId]: 'ACME', [ATTR.clientId]: 'bench' };
+      admission.setAttributes(who);
+      t.span.setAttributes(who);
+    }
+    await Promise.resolve(); // the Redis round trip
+    admission.end();
+    const { span, headers: trace } = startClientSpan('forward orders', { [ATTR.service]: 'orders' });
+    if (!trace.traceparent && t.traceResponse) throw new Error('no traceparent injected');
+    await Promise.resolve(); // the upstream answer
+    if (span.isRecording()) span.setAttribute('http.response.status_code', 200);
+    span.end();
+  });
+  endRequestTelemetry(t, { method: 'GET', route: '/v1/orders/{id}', status: 200 });
+}
+
+async function run(requests: number): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < requests; i++) {
+    await oneRequest(i);
+    // Let the batch processor's timer and the exporter's sockets run, as between real requests.
+    if (i % 256 === 0) await new Promise((r) => setImmediate(r));
+  }
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / requests;
+}
+
+async function main(): Promise<void> {
+  const sink = await startSink();
+  const on: number[] = [];
+  const off: number[] = [];
+  // Off first (no provider registered: the API's no-op), then on, alternating by restarting.
+  for (let round = 0; round < ROUNDS; round++) {
+    await run(2000);
+    off.push(await run(REQUESTS));
+    startTelemetry({
+      service: 'gateway',
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: process.env.BENCH_SAMPLE_RATIO ?? '1',
+      },
+    });
+    await run(2000);
+    const perRequest = await run(REQUESTS);
+    // Include the export of what is still queued.
+    const before = process.cpuUsage();
+    await shutdownTelemetry();
+    const flush = process.cpuUsage(before);
+    on.push(perRequest + (flush.user + flush.system) / REQUESTS);
+  }
+  sink.stop();
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+  console.log(
+    `${ROUNDS} rounds of ${REQUESTS} requests, sampling ratio ${process.env.BENCH_SAMPLE_RATIO ?? '1'}`,
+  );
+  console.log(
+    `  telemetry off: ${off.map((v) => v.toFixed(1)).join(', ')} µs per request (median ${median(off).toFixed(1)})`,
+  );
+  console.log(
+    `  telemetry on:  ${on.map((v) => v.toFixed(1)).join(', ')} µs per request (median ${median(on).toFixed(1)})`,
+  );
+  console.log(
+    `  tracing CPU per request at the gateway: ${(median(on) - median(off)).toFixed(1)} µs (target <= 40)`,
+  );
+}
+
+void main();
