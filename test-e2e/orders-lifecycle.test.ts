@@ -1,8 +1,7 @@
 // The whole life of orders through the real gateway with real tokens (the auth service; approvers
 // and shoppers sign in with the authorization code flow on the real sign-in page), each service as
 // its own process on real PostgreSQL and Kafka, every event read back from Kafka with a raw
-// consumer in order for its order. The catalog answers through a stand-in of its internal pricing
-// call until the catalog service lands.
+// consumer in order for its order. The real catalog service prices every order.
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -10,23 +9,23 @@ import { promisify } from 'node:util';
 import * as oidc from 'openid-client';
 import { authCli, migrations as authMigrations } from '@ordering/auth-service';
 import { migrations as approvalsMigrations } from '@ordering/approvals-service';
+import { CatalogAdminClient, migrations as catalogMigrations } from '@ordering/catalog-service';
 import { TOPICS } from '@ordering/contracts';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { DEAD_LETTER_HEADERS, createKafka } from '@ordering/messaging';
 import { migrations as ordersMigrations } from '@ordering/orders-service';
 import {
-  type CatalogStandIn,
   type TestDatabase,
   type TopicReader,
   createTestDatabase,
   readTopic,
-  startCatalogStandIn,
   waitUntil,
 } from '@ordering/testing';
 import { Browser, type Page } from '../services/auth/test/support/browser';
 import {
   startApprovalsProcess,
   startAuthProcess,
+  startCatalogProcess,
   startCustomersProcess,
   startFullGatewayProcess,
   startOrdersProcess,
@@ -57,7 +56,7 @@ let auth: ServiceProcess & { issuer: string };
 let orders: ServiceProcess;
 let approvals: ServiceProcess;
 let gateway: ServiceProcess;
-let catalog: CatalogStandIn;
+let catalog: ServiceProcess;
 let ordersTopic: TopicReader;
 let deadLetters: TopicReader;
 let ordersEnv: Parameters<typeof startOrdersProcess>[0];
@@ -190,15 +189,16 @@ async function fulfilmentViaOps(orderId: string, status: string, extra: string[]
 }
 
 beforeAll(async () => {
-  const [customersDb, aDb, oDb, apDb] = await Promise.all([
+  const [customersDb, aDb, oDb, apDb, cDb] = await Promise.all([
     createTestDatabase({ service: 'customers', migrations: customersMigrations }),
     createTestDatabase({ service: 'auth', migrations: authMigrations }),
     createTestDatabase({ service: 'orders', migrations: ordersMigrations }),
     createTestDatabase({ service: 'approvals', migrations: approvalsMigrations }),
+    createTestDatabase({ service: 'catalog', migrations: catalogMigrations }),
   ]);
   authDb = aDb!;
   ordersDb = oDb!;
-  dbs.push(customersDb!, aDb!, oDb!, apDb!);
+  dbs.push(customersDb!, aDb!, oDb!, apDb!, cDb!);
   const kafka = createKafka({ clientId: `e2e-orders-${suffix}`, brokers: brokers.split(',') });
   [ordersTopic, deadLetters] = await Promise.all([
     readTopic(kafka, TOPICS.orders),
@@ -206,7 +206,49 @@ beforeAll(async () => {
   ]);
 
   customers = await startCustomersProcess({ databaseUrl: customersDb!.url, brokers, secret });
-  catalog = await startCatalogStandIn();
+  catalog = await startCatalogProcess({
+    databaseUrl: cDb!.url,
+    brokers,
+    secret,
+    customersUrl: customers.url,
+  });
+  const items = new CatalogAdminClient({ baseUrl: catalog.url, internalIdentitySecret: secret });
+  await items.createCategory({ id: 'office', name: 'Office supplies' });
+  for (const [item_code, name, pricing] of [
+    [
+      'PAPER-A4',
+      'Copy paper A4, 500 sheets',
+      [
+        { min_qty: 1, amount: 899 },
+        { min_qty: 10, amount: 849 },
+      ],
+    ],
+    [
+      'PEN-BLUE',
+      'Ballpoint pen, blue',
+      [
+        { min_qty: 1, amount: 129 },
+        { min_qty: 100, amount: 99 },
+      ],
+    ],
+    [
+      'CHAIR-ERGO',
+      'Ergonomic office chair',
+      [
+        { min_qty: 1, amount: 34_900 },
+        { min_qty: 5, amount: 32_900 },
+      ],
+    ],
+  ] as const) {
+    await items.createItem({
+      item_code,
+      name,
+      description: name,
+      category_id: 'office',
+      currency: 'USD',
+      pricing,
+    });
+  }
   [ordersPort] = [await freePort()];
   const approvalsPort = await freePort();
   ordersEnv = {
@@ -329,8 +371,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([ordersTopic?.stop(), deadLetters?.stop()]);
-  await Promise.all([gateway, approvals, orders, auth, customers].map((p) => p?.stop()));
-  await catalog?.close();
+  await Promise.all([gateway, approvals, orders, auth, catalog, customers].map((p) => p?.stop()));
   await Promise.all(dbs.map((d) => d.drop()));
 });
 
@@ -549,4 +590,14 @@ it('a kill -9 of the orders service right after the commit loses no event', asyn
   orders = await startOrdersProcess(ordersEnv, { port: ordersPort });
   expect(await waitForTypes(order.id, 2)).toEqual(['order.submitted', 'order.approved']);
   expect((await api('ada', 'GET', `/v1/orders/${order.id}`)).body.status).toBe('approved');
+});
+
+it('a catalog that is down: 503 service_unavailable through the gateway, nothing written', async () => {
+  const before = await api('ada', 'GET', '/v1/orders?limit=100');
+  await catalog.stop();
+  const res = await api('sam', 'POST', '/v1/orders', small());
+  expect(res.status).toBe(503);
+  expect(res.body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable' });
+  const after = await api('ada', 'GET', '/v1/orders?limit=100');
+  expect(after.body.data.map((o: Json) => o.id)).toEqual(before.body.data.map((o: Json) => o.id));
 });

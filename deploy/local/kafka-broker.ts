@@ -205,8 +205,11 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Run
   }
   const clusterIdFile = path.join(options.dataDir, 'cluster.id');
   if (!fs.existsSync(clusterIdFile)) {
-    // KRaft cluster ids are 16 random bytes, base64url without padding (22 characters).
-    fs.writeFileSync(clusterIdFile, randomBytes(16).toString('base64url'));
+    // KRaft cluster ids are 16 random bytes, base64url without padding (22 characters); never one
+    // starting with '-', which kafka-storage would read as an option (as Kafka's own Uuid avoids).
+    let id = randomBytes(16).toString('base64url');
+    while (id.startsWith('-')) id = randomBytes(16).toString('base64url');
+    fs.writeFileSync(clusterIdFile, id);
   }
   const clusterId = fs.readFileSync(clusterIdFile, 'utf8').trim();
   const jvm = [

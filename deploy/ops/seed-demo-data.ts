@@ -5,6 +5,7 @@ import type { DemoData } from '../local/stack-file';
 import { seedAuth } from './seeders/auth';
 import { seedCatalog } from './seeders/catalog';
 import { seedCustomers } from './seeders/customers';
+import { seedOrders } from './seeders/orders';
 
 export interface SeedContext {
   procs: StackProcess[];
@@ -18,6 +19,8 @@ const seeders: [string, Seeder][] = [
   ['customers', seedCustomers],
   ['auth', seedAuth],
   ['catalog', seedCatalog],
+  // The approval chain and demo orders (needs customers, catalog and approvals too).
+  ['orders', (ctx) => seedOrders(ctx)],
 ];
 
 export async function seedDemoData(ctx: SeedContext): Promise<DemoData> {

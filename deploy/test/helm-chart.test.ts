@@ -231,10 +231,16 @@ describe('TLS and SASL to managed Kafka, PostgreSQL and Redis', () => {
     const dbUsers = workloads().filter((w) => environmentOf(w).DATABASE_URL);
     expect(dbUsers.map((w) => w.metadata.name).sort()).toEqual(
       [
+        'approvals',
+        'approvals-migrations',
         'auth',
         'auth-migrations',
+        'catalog',
+        'catalog-migrations',
         'customers',
         'customers-migrations',
+        'orders',
+        'orders-migrations',
         'webhooks',
         'webhooks-migrations',
       ].sort(),

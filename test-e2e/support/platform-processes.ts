@@ -155,3 +155,18 @@ export function startApprovalsProcess(
     processOptions,
   );
 }
+
+/** The catalog service (pricing for orders, the public catalog). */
+export function startCatalogProcess(options: {
+  databaseUrl: string;
+  brokers: string;
+  secret: string;
+  customersUrl: string;
+}): Promise<ServiceProcess> {
+  return startServiceProcess('services/catalog', {
+    DATABASE_URL: options.databaseUrl,
+    KAFKA_BROKERS: options.brokers,
+    INTERNAL_IDENTITY_SECRET: options.secret,
+    CUSTOMERS_URL: options.customersUrl,
+  });
+}

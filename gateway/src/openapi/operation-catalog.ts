@@ -20,6 +20,7 @@ import {
   DeletedWebhookSubscription,
   ListApprovalsQuery,
   ListCatalogItemsQuery,
+  RetrieveCatalogItemQuery,
   ListCustomersQuery,
   ListOrdersQuery,
   ListUsersQuery,
@@ -130,6 +131,8 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/catalog/items/{id}': {
     operationId: 'retrieveCatalogItem',
     tag: 'Catalog',
+    description: 'An item the account may not see is 404 `resource_missing`, like an unknown one.',
+    query: RetrieveCatalogItemQuery,
     success: ok(CatalogItem, 'The catalog item'),
   },
 

@@ -67,3 +67,22 @@ export function setTraceAttributes(attributes: Attributes): void {
   const span = trace.getActiveSpan();
   if (span?.isRecording()) span.setAttributes(attributes);
 }
+
+/** The attribute naming a created resource, by its `object`. */
+const CREATED_ATTRIBUTES: Record<string, string> = {
+  order: ATTR.orderId,
+  user: ATTR.login,
+  webhook_subscription: ATTR.subscriptionId,
+  approval: ATTR.approvalId,
+};
+
+/**
+ * Names the resource a request created on the span of the work in progress (`{ object: 'order',
+ * id: 'ord_1' }` gives ordering.order_id), so that a new order's trace is found by its id.
+ */
+export function nameCreatedResource(body: unknown): void {
+  if (typeof body !== 'object' || body === null) return;
+  const { object, id } = body as { object?: unknown; id?: unknown };
+  const name = typeof object === 'string' ? CREATED_ATTRIBUTES[object] : undefined;
+  if (name && typeof id === 'string') setTraceAttributes({ [name]: id });
+}

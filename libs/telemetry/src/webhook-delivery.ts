@@ -2,8 +2,8 @@
 // trace of the event being delivered) and the delivery metrics the alerts read.
 //
 //   await withWebhookAttemptSpan(
-//     { deliveryId, eventId, eventType, subscriptionId, attempt, url, traceHeaders: delivery.trace_headers },
-//     async (span) => send(...),      // resolves with { status } or throws on no answer
+//     { deliveryId, eventId, eventType, subscriptionId, attempt, url, traceHeaders: delivery.trace_context },
+//     async (span) => send(...),      // resolves with { status, error? }: status null for no answer
 //   );
 //   recordDeliveryGivenUp({ eventType })   // when a delivery turns `failed` after its last retry
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
@@ -48,10 +48,11 @@ function outcomeOf(status: number | undefined): { outcome: 'success' | 'failure'
 
 /**
  * Runs one attempt in a span and records its outcome and duration. `send` resolves with the
- * receiver's status (any status: a 4xx/5xx is a failed attempt, not an exception) or throws when
- * there was no answer (timeout, refused, blocked address).
+ * receiver's status (any status: a 4xx/5xx is a failed attempt, not an exception), or status null
+ * and an `error` when there was no answer (timeout, refused, blocked address); a throw counts as
+ * no answer too.
  */
-export async function withWebhookAttemptSpan<T extends { status: number }>(
+export async function withWebhookAttemptSpan<T extends { status: number | null; error?: string | null }>(
   attempt: WebhookAttempt,
   send: (span: Span) => Promise<T>,
 ): Promise<T> {
@@ -75,10 +76,15 @@ export async function withWebhookAttemptSpan<T extends { status: number }>(
   let status: number | undefined;
   try {
     const result = await send(span);
-    status = result.status;
-    span.setAttribute('http.response.status_code', status);
-    if (status < 200 || status >= 300)
-      span.setStatus({ code: SpanStatusCode.ERROR, message: `receiver answered ${status}` });
+    status = result.status ?? undefined;
+    if (status === undefined) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? 'no answer' });
+    } else {
+      span.setAttribute('http.response.status_code', status);
+      if (status < 200 || status >= 300) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: `receiver answered ${status}` });
+      }
+    }
     return result;
   } catch (err) {
     recordError(span, err);

@@ -84,6 +84,17 @@ it('seeds at least 40 items in 4+ categories with tiers, a discontinued, an out-
   // A sub-category tree: office holds writing, paper and filing items.
   const office = await catalogOf('ACME', '&category_id=office');
   expect(new Set(office.map((i) => i.category.id))).toEqual(new Set(['writing', 'paper', 'filing']));
-  const staplers = (await catalogOf('ACME', '&q=stapler')).map((i) => i.item_code);
-  expect(staplers.slice(0, 3).sort()).toEqual(['STP-DESK', 'STP-ELEC', 'STP-LONG']);
+  // The README's example: stems, tiers, ACME's contract price, an unavailable item, a near spelling.
+  const staplers = (await catalogOf('ACME', '&q=staplers')).map((i) => [
+    i.item_code,
+    i.pricing[0]?.unit_price.amount,
+    i.available,
+  ]);
+  expect(staplers).toEqual([
+    ['STP-DESK', 999, true],
+    ['STP-ELEC', 5900, false],
+    ['STP-LONG', 2400, true],
+    ['STA-26-5K', 299, true],
+    ['STR-REM', 350, true],
+  ]);
 });

@@ -15,6 +15,8 @@ export const webhooksEnv = z.object({
   ...serviceEnv({ name: 'webhooks', port: WEBHOOKS_PORT }),
   ...consumerEnv('webhooks.domain-events'),
   CUSTOMERS_URL: env.url('http://127.0.0.1:8103'),
+  /** The catalog's internal API: the item as each subscribing account sees it (catalog.item.updated). */
+  CATALOG_URL: env.url('http://127.0.0.1:8102'),
   /** 32 bytes, base64 or hex: AES-256-GCM key of the signing secrets at rest. */
   SIGNING_SECRETS_KEY: z
     .string()

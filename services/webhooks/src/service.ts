@@ -1,6 +1,7 @@
 // The webhooks service: its own parts (subscriptions, fan-out of domain events to deliveries, the
 // delivery worker, routes) on the shared assembly of @ordering/service. `startWebhooksService` runs
 // it in-process (tests, e2e); start.ts runs it as the production process.
+import { EVENT_TYPES } from '@ordering/contracts';
 import { CustomersDirectory } from '@ordering/customers-client';
 import { IdempotencyStore } from '@ordering/idempotency';
 import type { ConsumerRunner } from '@ordering/messaging';
@@ -8,10 +9,12 @@ import { type AssembledService, type ServiceOptions, assembleService, startServi
 import { migrations } from '../migrations';
 import type { WebhooksConfig } from './config';
 import { AccountEventRepository } from './data-access/account-event-repository';
-import { type AttemptOutcome, DeliveryRepository } from './data-access/delivery-repository';
+import { type AttemptOutcome, DeliveryRepository, type DeliveryRow } from './data-access/delivery-repository';
 import { SubscriptionRepository } from './data-access/subscription-repository';
+import { type CatalogViewSource, CatalogViews } from './delivery/catalog-views';
 import { HttpSender } from './delivery/http-sender';
 import { type Resolver, UrlPolicy } from './delivery/url-policy';
+import { catalogFanOutUseCase } from './domain/catalog-fan-out-use-case';
 import { type DeliveriesUseCase, deliveriesUseCase } from './domain/deliveries-use-case';
 import { type DeliveryClock, deliveryClock } from './domain/delivery-clock';
 import { type LineageSource, fanOutUseCase } from './domain/fan-out-use-case';
@@ -27,6 +30,8 @@ export interface WebhooksServiceOptions extends ServiceOptions {
   resolver?: Resolver;
   /** Account lineage (default: the customers service's internal API). */
   directory?: LineageSource;
+  /** The item as an account sees it (default: the catalog service's internal API). */
+  catalogViews?: CatalogViewSource;
   clock?: DeliveryClock;
   onAttempt?: (outcome: AttemptOutcome) => void;
 }
@@ -62,6 +67,15 @@ export function buildWebhooksService(
         caller: 'webhooks',
         lineageTtlMs: config.LINEAGE_TTL_MS,
       });
+    const catalogViews =
+      options.catalogViews ??
+      new CatalogViews({ baseUrl: config.CATALOG_URL, secret: config.INTERNAL_IDENTITY_SECRET });
+    // catalog.item.updated carries the item as the receiving account sees it, read when it is sent.
+    const bodyFor = async (row: DeliveryRow): Promise<string | null> => {
+      if (row.event_type !== EVENT_TYPES.catalogItemUpdated) return JSON.stringify(row.event);
+      const item = await catalogViews.viewFor((row.event.data as { id: string }).id, row.event.cust_id);
+      return item === null ? null : JSON.stringify({ ...row.event, data: item });
+    };
     const sender = new HttpSender(policy, config.DELIVERY_TIMEOUT_MS);
     const worker = config.DELIVERY_WORKER_ENABLED
       ? new DeliveryWorker({
@@ -76,6 +90,7 @@ export function buildWebhooksService(
           timeoutMs: config.DELIVERY_TIMEOUT_MS,
           leaseMs: config.DELIVERY_LEASE_MS,
           pollMs: config.DELIVERY_POLL_MS,
+          bodyFor,
           ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
         })
       : undefined;
@@ -104,6 +119,13 @@ export function buildWebhooksService(
       fromBeginning: config.KAFKA_FROM_BEGINNING,
       recordEvent: fanOutUseCase({
         events,
+        subscriptions: subscriptionRepo,
+        deliveries: deliveryRepo,
+        directory,
+        clock,
+        ...queued,
+      }),
+      catalogChange: catalogFanOutUseCase({
         subscriptions: subscriptionRepo,
         deliveries: deliveryRepo,
         directory,

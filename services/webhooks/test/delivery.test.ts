@@ -104,13 +104,13 @@ describe('retries', () => {
     expect(delivery!.event_id).toBe(eventId);
     expect(delivery!.attempts.map((a) => a.status_code)).toEqual([500, 500, 500, 204]);
     expect(delivery!.attempts[0]).toMatchObject({ error: 'HTTP 500', response_excerpt: 'down 1' });
-    // Same Service-Delivery on every attempt; gaps grow (backoff, on the 1000x clock).
+    // Same Service-Delivery on every attempt.
     const ids = new Set(receiver.received('/down-up').map((r) => r.headers['service-delivery']));
     expect([...ids]).toEqual([delivery!.id]);
     const times = delivery!.attempts.map((a) => Date.parse(a.attempted_at));
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    expect(gaps[0]).toBeGreaterThanOrEqual(22_000);
-    expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
+    // No retry before the first backoff (22.5..37.5 s); the schedule itself: retry-schedule.test.ts.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(22_500);
   });
 
   it('429 with Retry-After: the next attempt waits what the receiver asked, not the backoff', async () => {
@@ -130,7 +130,8 @@ describe('retries', () => {
       Date.parse(delivery!.attempts[1]!.attempted_at) - Date.parse(delivery!.attempts[0]!.attempted_at);
     // The first backoff would be 22.5..37.5 s; Retry-After asked for 900 s.
     expect(gap).toBeGreaterThanOrEqual(900_000);
-    expect(gap).toBeLessThan(1_000_000);
+    // Each real millisecond is a second on this clock: 900 s plus the time to poll and send.
+    expect(gap).toBeLessThan(1_500_000);
   });
 
   it('a redirect is not followed: the 3xx is a failed attempt and the target never hears of it', async () => {
@@ -170,9 +171,14 @@ describe('isolation and order', () => {
     // All 30 reached the fast endpoint long before the slow one's first timeout (10 s).
     expect(fastDone - started).toBeLessThan(5000);
     expect(receiver.received('/hang').length).toBeGreaterThan(0);
-    const slowRows = await deliveriesOf(P, slow.id);
+    const slowRows = await deliveriesOf(P, slow.id, '?limit=100');
     expect(slowRows.every((d) => d.status === 'pending')).toBe(true);
-    expect((await deliveriesOf(P, fast.id)).every((d) => d.status === 'succeeded')).toBe(true);
+    await waitUntil(
+      async () =>
+        (await deliveriesOf(P, fast.id, '?limit=100')).filter((d) => d.status === 'succeeded').length === 30,
+      5000,
+      'the fast deliveries to be recorded as succeeded',
+    );
     await h.api(P).delete(`/v1/webhooks/${slow.id}`);
   });
 

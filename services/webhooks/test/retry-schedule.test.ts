@@ -83,7 +83,8 @@ describe('the schedule', () => {
     // on this clock: the gaps' own bounds are checked above on the schedule itself.
     expect(span).toBeLessThan(RETRY_HORIZON_MS + 60 * 60_000);
     expect(gaps[0]).toBeGreaterThanOrEqual(FIRST_RETRY_MS * 0.75);
-    expect(gaps[5]!).toBeGreaterThan(gaps[0]!);
+    // The gaps grow to the 3 h cap (less jitter), far above any real-time overhead on this clock.
+    expect(Math.max(...gaps)).toBeGreaterThanOrEqual(MAX_RETRY_INTERVAL_MS * 0.75);
     expect(receiver.received('/always-500')).toHaveLength(failed!.attempts.length);
 
     // Replay one: pending again, same Service-Delivery, now to a receiver that answers 200.

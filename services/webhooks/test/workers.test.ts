@@ -13,6 +13,9 @@ import { type Receiver, startReceiver } from './support/receiver';
 let receiver: Receiver;
 let db: TestDatabase;
 
+// Two services and a child process on a shared 2-core machine: room to start them.
+jest.setTimeout(120_000);
+
 beforeAll(async () => {
   receiver = await startReceiver();
   db = await createTestDatabase({ service: 'webhooks', migrations, poolMax: 10 });

@@ -51,19 +51,36 @@ export const ListOrdersQuery = z
 export const ListCatalogItemsQuery = z
   .object({
     cust_id: custIdFilter.openapi({
-      description: 'The account whose catalog (visibility, pricing) is listed',
+      description: 'The account whose catalog (visibility, pricing, availability) is listed',
     }),
-    category_id: z.string().min(1).optional(),
-    q: z
+    category_id: z
       .string()
       .min(1)
       .optional()
-      .openapi({ description: 'Full-text search over name, description and SKU' }),
+      .openapi({ description: 'The category and all its sub-categories; unknown: 422 invalid_value' }),
+    q: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({
+        description:
+          'Full-text search over name, description and SKU (English stems, near spellings of name words ' +
+          'tolerated), ranked: the exact item code, then name matches, then description matches, then ' +
+          'near spellings; by item code within each',
+      }),
     available: z.boolean().optional().openapi({
-      description: '`true` excludes discontinued or out-of-stock items',
+      description: '`true` excludes discontinued or out-of-stock items; `false` lists only those',
     }),
   })
   .extend(PaginationQuery.shape);
+
+/** GET /v1/catalog/items/{id}: the account whose view is shown. */
+export const RetrieveCatalogItemQuery = z.object({
+  cust_id: z.string().min(1).optional().openapi({
+    description: "The account whose view (pricing, availability) is shown; default the token's own account",
+  }),
+});
 
 export const ListCustomersQuery = z
   .object({

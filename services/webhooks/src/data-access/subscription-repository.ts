@@ -119,6 +119,13 @@ export class SubscriptionRepository {
     return bySubscription;
   }
 
+  /** Enabled subscriptions of any account that asked for `type`. */
+  receiversOfType(trx: Db, type: string): Promise<SubscriptionRow[]> {
+    return trx<SubscriptionRow>('webhook_subscriptions')
+      .where({ status: 'enabled' })
+      .andWhereRaw('? = ANY(events)', [type]);
+  }
+
   /** Enabled subscriptions of any of `custIds` that asked for `type`. */
   receivers(trx: Db, custIds: string[], type: string): Promise<SubscriptionRow[]> {
     return trx<SubscriptionRow>('webhook_subscriptions')

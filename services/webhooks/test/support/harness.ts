@@ -6,15 +6,54 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Producer } from 'kafkajs';
 import request from 'supertest';
-import { TOPICS, exampleUser, newEvent } from '@ordering/contracts';
+import {
+  CATALOG_ITEM_VIEWS_PATH,
+  type CatalogItem,
+  TOPICS,
+  exampleUser,
+  newEvent,
+} from '@ordering/contracts';
 import { type Identity, createLogger, signIdentity } from '@ordering/http';
 import { createTestDatabase, testKafkaClient, type TestDatabase } from '@ordering/testing';
 import { loadWebhooksConfig, migrations, startWebhooksService, type WebhooksService } from '../../src';
 import type { WebhooksServiceOptions } from '../../src/service';
 
-/** A stand-in of GET /internal/v1/customers/{id}/lineage of the customers service. */
-export async function startLineageStandIn(tree: Record<string, string | null>) {
+/** How the catalog stand-in answers: the item as `custId` sees it, or null when it cannot. */
+export type ItemViews = (itemId: string, custId: string) => CatalogItem | null;
+
+/**
+ * Stand-ins of our other services' internal endpoints: GET /internal/v1/customers/{id}/lineage of
+ * customers (the account tree) and POST /internal/v1/catalog/items/views of the catalog. Every
+ * views request is recorded.
+ */
+export async function startStandIns(tree: Record<string, string | null>, views: { current: ItemViews }) {
+  const viewRequests: { item_id: string; cust_ids: string[] }[] = [];
   const server = http.createServer((req, res) => {
+    if (req.method === 'POST' && req.url === CATALOG_ITEM_VIEWS_PATH) {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          item_id: string;
+          cust_ids: string[];
+        };
+        viewRequests.push(body);
+        const answer = body.cust_ids.map((custId) => {
+          const item = views.current(body.item_id, custId);
+          return { cust_id: custId, visible: item !== null, item };
+        });
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            object: 'catalog_item_views',
+            item_id: body.item_id,
+            item_code: body.item_id,
+            views: answer,
+          }),
+        );
+      });
+      return;
+    }
     const match = /^\/internal\/v1\/customers\/([^/]+)\/lineage$/.exec(req.url ?? '');
     const id = match ? decodeURIComponent(match[1]!) : undefined;
     if (!id || !(id in tree)) {
@@ -31,6 +70,7 @@ export async function startLineageStandIn(tree: Record<string, string | null>) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     tree,
+    viewRequests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -41,6 +81,9 @@ export interface Harness {
   secret: string;
   /** Accounts: `${P}` (top), `${P}-EU` (child), `${P}-EU-DE` (grandchild), `${P}-OTHER` (unrelated top). */
   P: string;
+  /** What the catalog stand-in answers (replace `.current` in a test). */
+  itemViews: { current: ItemViews };
+  viewRequests: { item_id: string; cust_ids: string[] }[];
   api(custId: string, scopes?: string[]): ApiClient;
   publishUserEvent(
     custId: string,
@@ -76,12 +119,16 @@ export async function startHarness(
   options: { env?: Record<string, string>; db?: TestDatabase; service?: WebhooksServiceOptions } = {},
 ): Promise<Harness> {
   const P = `W${randomBytes(3).toString('hex').toUpperCase()}`;
-  const lineage = await startLineageStandIn({
-    [P]: null,
-    [`${P}-EU`]: P,
-    [`${P}-EU-DE`]: `${P}-EU`,
-    [`${P}-OTHER`]: null,
-  });
+  const itemViews: { current: ItemViews } = { current: () => null };
+  const lineage = await startStandIns(
+    {
+      [P]: null,
+      [`${P}-EU`]: P,
+      [`${P}-EU-DE`]: `${P}-EU`,
+      [`${P}-OTHER`]: null,
+    },
+    itemViews,
+  );
   const db = options.db ?? (await createTestDatabase({ service: 'webhooks', migrations, poolMax: 10 }));
   const secret = `test-secret-${randomBytes(8).toString('hex')}`;
   const config = loadWebhooksConfig({
@@ -92,6 +139,7 @@ export async function startHarness(
     KAFKA_GROUP_ID: `webhooks-test-${randomUUID()}`,
     KAFKA_FROM_BEGINNING: 'false',
     CUSTOMERS_URL: lineage.url,
+    CATALOG_URL: lineage.url,
     WEBHOOKS_ALLOW_LOCAL_HTTP: 'true',
     DELIVERY_POLL_MS: '20',
     PORT: '0',
@@ -131,6 +179,8 @@ export async function startHarness(
     db,
     secret,
     P,
+    itemViews,
+    viewRequests: lineage.viewRequests,
     api,
     async publishUserEvent(custId, type = 'user.created', login = `u-${randomBytes(4).toString('hex')}`) {
       const event = newEvent({

@@ -1,16 +1,19 @@
-// Consumes every domain event topic an account's webhooks can subscribe to; each event is recorded
-// and fanned out to its deliveries once (the consumer runner applies it in one transaction with the
-// inbox row).
+// Consumes every domain event topic an account's webhooks can subscribe to. An event envelope (every
+// type of the contracts, so a new type is fanned out the day it lands) is recorded and fanned out to
+// its deliveries once; a catalog change message becomes per-account `catalog.item.updated`
+// deliveries. The consumer runner applies each in one transaction with the inbox row.
 import { trace } from '@opentelemetry/api';
 import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
-import { SUBSCRIBABLE_EVENT_TYPES, TOPICS } from '@ordering/contracts';
+import { CatalogItemChange, SUBSCRIBABLE_EVENT_TYPES, TOPICS } from '@ordering/contracts';
 import {
   createConsumer,
   type ConsumerRunner,
   type EventHandlers,
   type MessagingLogger,
+  topicHandler,
 } from '@ordering/messaging';
+import type { catalogFanOutUseCase } from '../../domain/catalog-fan-out-use-case';
 import type { fanOutUseCase } from '../../domain/fan-out-use-case';
 
 export const DOMAIN_EVENT_TOPICS = [TOPICS.orders, TOPICS.users, TOPICS.catalogItems];
@@ -21,6 +24,7 @@ export function domainEventsConsumer(deps: {
   groupId: string;
   fromBeginning: boolean;
   recordEvent: ReturnType<typeof fanOutUseCase>;
+  catalogChange: ReturnType<typeof catalogFanOutUseCase>;
   logger?: MessagingLogger;
 }): ConsumerRunner {
   const record = async (event: Parameters<typeof deps.recordEvent>[1], ctx: { trx: Knex.Transaction }) => {
@@ -37,6 +41,15 @@ export function domainEventsConsumer(deps: {
     fromBeginning: deps.fromBeginning,
     topics: DOMAIN_EVENT_TOPICS,
     handlers,
+    topicHandlers: {
+      [TOPICS.catalogItems]: topicHandler({
+        schema: CatalogItemChange,
+        id: (change) => change.id,
+        handle: async (change, ctx) => {
+          await deps.catalogChange(ctx.trx, change);
+        },
+      }),
+    },
     ...(deps.logger ? { logger: deps.logger } : {}),
   });
 }
