@@ -209,12 +209,14 @@ describe('developer portal: webhook subscriptions and their deliveries', () => {
       await page.getByLabel('order.shipped').check();
       await page.getByLabel('user.created').check();
       await page.getByLabel(/Description/).fill('ERP inbox');
+      await page.getByLabel(/In order per resource/).check();
       await page.getByRole('button', { name: 'Create subscription' }).click();
       const signingSecret = await page.getByLabel('New secret').inputValue();
       expect(signingSecret.length).toBeGreaterThan(20);
       await checkPage(page, '12-webhook-created-secret');
       await page.getByRole('link', { name: 'Go to the subscription' }).click();
       const subscriptionUrl = page.url();
+      await expect(page.getByText('in order per resource').count()).resolves.toBe(1);
       expect(await page.content()).not.toContain(signingSecret);
       await checkPage(page, '13-webhook');
 

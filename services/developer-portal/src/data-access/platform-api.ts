@@ -69,17 +69,16 @@ export class AdminApi {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<T> {
-    const res = await fetch(new URL(path, this.baseUrl), {
-      method,
-      headers: {
-        Authorization: `Bearer ${this.accessToken}`,
-        Accept: 'application/json',
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
+    let res: Response;
+    try {
+      res = await this.send(method, path, body, headers);
+    } catch (err) {
+      // Unreachable or too slow: the platform did not answer (a page says so, 502).
+      throw new ApiError(503, {
+        code: 'platform_unreachable',
+        message: err instanceof Error ? err.message : String(err),
+      });
+    }
     const text = await res.text();
     let json: unknown;
     try {
@@ -92,6 +91,25 @@ export class AdminApi {
       throw new ApiError(res.status, error);
     }
     return json as T;
+  }
+
+  private send(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string>,
+  ): Promise<Response> {
+    return fetch(new URL(path, this.baseUrl), {
+      method,
+      headers: {
+        Authorization: `Bearer ${this.accessToken}`,
+        Accept: 'application/json',
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
   }
 
   listOAuthClients(query: Query) {
@@ -112,7 +130,7 @@ export class AdminApi {
 
   /** Creation with an Idempotency-Key of the form (a second submit answers the first creation). */
   createWebhook(
-    body: { url: string; events: string[]; description?: string },
+    body: { url: string; events: string[]; ordering?: string; description?: string },
     idempotencyKey: string = randomUUID(),
   ) {
     return this.call<WebhookSubscription>('POST', '/v1/webhooks', body, {

@@ -29,6 +29,7 @@ function formValues(req: Request): WebhookFormValues {
     events: fields(req, 'events'),
     description: field(req, 'description'),
     status: field(req, 'status'),
+    ordering: field(req, 'ordering') === 'per_resource' ? 'per_resource' : 'none',
   };
 }
 
@@ -67,7 +68,7 @@ export function webhookPages(deps: PortalDeps): Router {
       webhookFormPage({
         user: userOf(req)!,
         mode: 'create',
-        values: { url: '', events: [], description: '' },
+        values: { url: '', events: [], description: '', ordering: 'none' },
         idempotencyKey: randomUUID(),
       }),
     );
@@ -93,6 +94,7 @@ export function webhookPages(deps: PortalDeps): Router {
           {
             url: values.url,
             events: values.events,
+            ordering: values.ordering,
             ...(values.description ? { description: values.description } : {}),
           },
           key,
@@ -139,7 +141,13 @@ export function webhookPages(deps: PortalDeps): Router {
           user: userOf(req)!,
           mode: 'edit',
           subscription: s,
-          values: { url: s.url, events: s.events, description: s.description ?? '', status: s.status },
+          values: {
+            url: s.url,
+            events: s.events,
+            description: s.description ?? '',
+            status: s.status,
+            ordering: (s as { ordering?: string }).ordering ?? 'none',
+          },
         }),
       );
     }),
@@ -158,6 +166,7 @@ export function webhookPages(deps: PortalDeps): Router {
             url: values.url,
             events: values.events,
             description: values.description === '' ? null : values.description,
+            ordering: values.ordering,
             ...(status ? { status } : {}),
           };
       try {

@@ -9,6 +9,8 @@ export interface WebhookFormValues {
   events: string[];
   description: string;
   status?: string;
+  /** `none` or `per_resource` (an order's events in order, each after the previous settled). */
+  ordering: string;
 }
 
 const statusBadge = (status: string) =>
@@ -122,6 +124,27 @@ export function webhookFormPage(options: {
           maxlength="500"
           value="${values.description}"
         />
+        <fieldset>
+          <legend>Order of delivery</legend>
+          <label class="checkbox"
+            ><input
+              type="radio"
+              name="ordering"
+              value="none"
+              ${values.ordering !== 'per_resource' ? html`checked` : ''}
+            />
+            As fast as possible (events of one order may arrive out of order)</label
+          >
+          <label class="checkbox"
+            ><input
+              type="radio"
+              name="ordering"
+              value="per_resource"
+              ${values.ordering === 'per_resource' ? html`checked` : ''}
+            />
+            In order per resource (each waits until the previous one succeeded or failed for good)</label
+          >
+        </fieldset>
         ${
           mode === 'edit'
             ? html`<fieldset>
@@ -180,6 +203,10 @@ export function webhookPage(options: {
         <dd>${s.events.map((e, i) => html`${i ? ', ' : ''}<code>${e}</code>`)}</dd>
         <dt>Description</dt>
         <dd>${s.description ?? '—'}</dd>
+        <dt>Order of delivery</dt>
+        <dd>
+          ${(s as { ordering?: string }).ordering === 'per_resource' ? 'in order per resource' : 'as fast as possible'}
+        </dd>
         <dt>Created</dt>
         <dd>${formatTime(s.created_at)}</dd>
       </dl>
