@@ -5,6 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -21,6 +23,7 @@ const stackFile = path.join(stateDir, 'stack.json');
 interface StackFile {
   api_base_url: string;
   auth_url: string;
+  portal_url?: string;
   kafka_brokers: string[];
   traces_url: string;
   services: Record<string, string>;
@@ -55,6 +58,7 @@ beforeAll(async () => {
     'KAFKA',
     'KAFKA_CONTROLLER',
     'ZIPKIN',
+    'PORTAL',
   ];
   ports = {};
   for (const name of names) ports[name] = await freePort();
@@ -175,6 +179,163 @@ describe('the start command', () => {
     expect(services).toEqual(expect.arrayContaining(['gateway', 'customers']));
   });
 
+  it('a user created through the gateway is ONE trace in Zipkin: gateway, customers, its queries, the outbox relay, Kafka, the webhooks consumer, the webhook delivery attempt, parents right', async () => {
+    // The order flavour of this trace (orders, its call to catalog for prices, approvals) goes
+    // through the same shared code (libs/http, libs/db, libs/messaging); a test placing an order
+    // with a subscription to order.* would add those hops to `expectedHops` below.
+    const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8')) as StackFile;
+    const client = stack.demo.clients.find((c) => c.scopes.includes('admin:all') && c.client_secret)!;
+    const tokenRes = await fetch(`${stack.auth_url}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'users:write admin:all' }),
+    });
+    const { access_token } = (await tokenRes.json()) as { access_token: string };
+    // A receiver of the account's user.created webhooks (./dev up allows http://127.0.0.1 receivers).
+    const received: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      received.push(String(req.headers['service-delivery']));
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const subscribed = await fetch(`${stack.api_base_url}webhooks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+        events: ['user.created'],
+      }),
+    });
+    expect(subscribed.status).toBe(201);
+    const login = `traced-${randomBytes(3).toString('hex')}`;
+    const created = await fetch(`${stack.api_base_url}users`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${access_token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ login, email: `${login}@acme.example`, name: 'Traced Shopper' }),
+    });
+    expect(created.status).toBe(201);
+    const requestId = created.headers.get('x-request-id');
+    const [, traceId, rootSpanId, flags] = (created.headers.get('traceresponse') ?? '').split('-');
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(flags).toBe('01');
+
+    interface ZipkinSpan {
+      id: string;
+      parentId?: string;
+      name: string;
+      kind?: string;
+      localEndpoint?: { serviceName?: string };
+      tags?: Record<string, string>;
+    }
+    const zipkin = `http://127.0.0.1:${ports.ZIPKIN}/api/v2`;
+    const expectedHops = (spans: ZipkinSpan[]) => {
+      const by = (service: string, kind: string | undefined, name: RegExp) =>
+        spans.find((s) => s.localEndpoint?.serviceName === service && s.kind === kind && name.test(s.name));
+      return {
+        gatewayRequest: by('gateway', 'SERVER', /^post \/v1\/users$/i),
+        admission: by('gateway', undefined, /^gateway admission$/),
+        forward: by('gateway', 'CLIENT', /^forward customers$/),
+        customersRequest: by('customers', 'SERVER', /^post \/v1\/users$/i),
+        userInsert: by('customers', 'CLIENT', /^insert users$/i),
+        outboxInsert: by('customers', 'CLIENT', /^insert outbox$/i),
+        publish: by('customers', 'PRODUCER', /^ordering\.users\.v1 publish$/),
+        consume: by('webhooks', 'CONSUMER', /^ordering\.users\.v1 process$/),
+        consumerQuery: spans.find(
+          (s) =>
+            s.localEndpoint?.serviceName === 'webhooks' && s.kind === 'CLIENT' && /^insert /i.test(s.name),
+        ),
+        webhookAttempt: by('webhooks', 'CLIENT', /^webhook user\.created attempt$/),
+      };
+    };
+    let spans: ZipkinSpan[] = [];
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${zipkin}/trace/${traceId}`);
+        spans = res.ok ? ((await res.json()) as ZipkinSpan[]) : [];
+        const complete = Object.values(expectedHops(spans)).every(Boolean);
+        if (!complete) await new Promise((r) => setTimeout(r, 500));
+        return complete;
+      },
+      45_000,
+      'every hop of the trace in Zipkin',
+    );
+    const hops = expectedHops(spans);
+    const parentOf = (name: keyof typeof hops) => hops[name]!.parentId;
+    const idOf = (name: keyof typeof hops) => hops[name]!.id;
+    // One root, the gateway's request span, which traceresponse names; every other span has its
+    // parent in the trace.
+    expect(spans.filter((s) => !s.parentId).map((s) => s.id)).toEqual([rootSpanId]);
+    expect(idOf('gatewayRequest')).toBe(rootSpanId);
+    const ids = new Set(spans.map((s) => s.id));
+    expect(spans.filter((s) => s.parentId && !ids.has(s.parentId))).toEqual([]);
+    expect(parentOf('admission')).toBe(idOf('gatewayRequest'));
+    expect(parentOf('forward')).toBe(idOf('gatewayRequest'));
+    expect(parentOf('customersRequest')).toBe(idOf('forward'));
+    expect(parentOf('userInsert')).toBe(idOf('customersRequest'));
+    expect(parentOf('outboxInsert')).toBe(idOf('customersRequest'));
+    expect(parentOf('publish')).toBe(idOf('customersRequest'));
+    expect(parentOf('consume')).toBe(idOf('publish'));
+    expect(parentOf('consumerQuery')).toBe(idOf('consume'));
+    // The delivery attempt, made later by the delivery worker, joins the trace of its event.
+    expect(parentOf('webhookAttempt')).toBe(idOf('consume'));
+    expect(hops.webhookAttempt!.tags).toMatchObject({
+      'ordering.delivery_id': received[0],
+      'ordering.event_id': hops.consume!.tags?.['ordering.event_id'],
+      'http.response.status_code': '204',
+    });
+    receiver.close();
+    // What on-call searches by.
+    expect(hops.gatewayRequest!.tags).toMatchObject({
+      'ordering.request_id': requestId,
+      'ordering.cust_id': client.cust_id,
+    });
+    // The created resource names the service's span (libs/idempotency), so its id finds the trace.
+    expect(hops.customersRequest!.tags?.['ordering.login']).toBe(login);
+    expect(hops.consume!.tags?.['ordering.event_id']).toMatch(/^evt_/);
+    expect(hops.publish!.tags?.['ordering.event_id']).toBe(hops.consume!.tags?.['ordering.event_id']);
+    const byRequestId = await fetch(
+      `${zipkin}/traces?annotationQuery=${encodeURIComponent(`ordering.request_id=${requestId}`)}&limit=5`,
+    );
+    expect(((await byRequestId.json()) as { traceId: string }[][]).map((t) => t[0]?.traceId)).toEqual([
+      traceId,
+    ]);
+
+    // Every process serves its metrics for Prometheus (on its own port here: no METRICS_PORT locally).
+    const metrics = await (await fetch(`${stack.services.customers}/metrics`)).text();
+    expect(metrics).toMatch(
+      /http_server_request_duration_count\{http_request_method="POST",http_route="\/v1\/users",http_response_status_code="201",service_name="customers"\} [1-9]/,
+    );
+    expect(metrics).toMatch(/ordering_outbox_lag\{service_name="customers"\} /);
+    const webhooksMetrics = await (await fetch(`${stack.services.webhooks}/metrics`)).text();
+    expect(webhooksMetrics).toMatch(
+      /ordering_consumer_lag\{group="[^"]+",topic="ordering\.users\.v1",service_name="webhooks"\} \d+/,
+    );
+  });
+
+  it('starts the developer portal, prints its URL, and its sign-in reaches the auth service with its seeded client', async () => {
+    const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8')) as StackFile;
+    expect(stack.portal_url).toBe(`http://127.0.0.1:${ports.PORTAL}`);
+    expect(stack.services['developer-portal']).toBe(stack.portal_url);
+    expect(output).toContain(`portal        ${stack.portal_url}`);
+    const home = await fetch(stack.portal_url!);
+    expect(home.status).toBe(200);
+    expect(await home.text()).toContain('href="/sign-in"');
+    const start = await fetch(`${stack.portal_url}/sign-in`, { redirect: 'manual' });
+    expect(start.status).toBe(303);
+    const authorize = new URL(start.headers.get('location')!);
+    expect(authorize.origin).toBe(stack.auth_url);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${stack.portal_url}/callback`);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    // The auth service knows the client and its redirect URI: it goes on to its sign-in page.
+    const signIn = await fetch(authorize, { redirect: 'manual' });
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toMatch(/\/oauth\/interaction\//);
+  });
+
   it('ops status reports every process ready', async () => {
     const result = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'deploy/ops/cli.ts', 'status'], {
@@ -199,7 +360,14 @@ describe('the start command', () => {
     up.kill('SIGTERM');
     expect(await exitCode).toBe(0);
     expect(fs.existsSync(stackFile)).toBe(false);
-    for (const port of [ports.GATEWAY, ports.AUTH, ports.CUSTOMERS, ports.KAFKA, ports.ZIPKIN]) {
+    for (const port of [
+      ports.GATEWAY,
+      ports.AUTH,
+      ports.CUSTOMERS,
+      ports.KAFKA,
+      ports.ZIPKIN,
+      ports.PORTAL,
+    ]) {
       const listening = await fetch(`http://127.0.0.1:${port}/healthz`).then(
         () => true,
         () => false,

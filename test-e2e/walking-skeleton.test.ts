@@ -133,12 +133,16 @@ afterAll(async () => {
 
 describe('walking skeleton: gateway -> customers -> outbox -> Kafka -> webhooks', () => {
   it('a user created through the gateway is published with the spec envelope and consumed in the same trace', async () => {
-    const traceId = randomBytes(16).toString('hex');
+    const clientTraceId = randomBytes(16).toString('hex');
     const login = `ada-${suffix.toLowerCase()}`;
     const res = await createUser(login, {
-      traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      traceparent: `00-${clientTraceId}-${randomBytes(8).toString('hex')}-01`,
     });
     expect(res.status).toBe(201);
+    // The gateway started the platform's trace (a client's is not continued) and named it.
+    const traceId = res.headers.get('traceresponse')?.split('-')[1];
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(traceId).not.toBe(clientTraceId);
     const requestId = res.headers.get('x-request-id');
     expect(requestId).toBeTruthy();
 

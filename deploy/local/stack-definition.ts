@@ -23,6 +23,7 @@ export const ports = {
   customers: portFromEnv('CUSTOMERS_PORT', 8103),
   approvals: portFromEnv('APPROVALS_PORT', 8104),
   webhooks: portFromEnv('WEBHOOKS_PORT', 8105),
+  portal: portFromEnv('PORTAL_PORT', 8110),
   kafka: portFromEnv('KAFKA_PORT', 19092),
   kafkaController: portFromEnv('KAFKA_CONTROLLER_PORT', 19093),
   zipkin: portFromEnv('ZIPKIN_PORT', 9411),
@@ -70,7 +71,7 @@ export const serviceUrl = (name: ServiceName | 'gateway'): string => `http://127
 
 /** A process of the local stack: a bundled service (dist/start.js) and its environment. */
 export interface StackProcess {
-  name: ServiceName | 'gateway';
+  name: ServiceName | 'gateway' | 'developer-portal';
   dir: string;
   port: number;
   env: Record<string, string>;
@@ -133,5 +134,37 @@ export function stackProcesses(settings: StackSettings): StackProcess[] {
       AUTH_JWKS_URL: `${settings.authIssuer}/oauth/jwks.json`,
     },
   };
-  return [...services, gateway];
+  return [...services, gateway, ...portalProcess(settings, common)];
+}
+
+/** The developer portal's own OAuth client in the local stack (registered by the auth seeder). */
+export const LOCAL_PORTAL_CLIENT = {
+  clientId: 'developer-portal',
+  // Local development secret only (the portal's default); production registers its own.
+  secret: 'local-dev-portal-client-secret-change-me',
+};
+
+export const portalUrl = (): string => `http://127.0.0.1:${ports.portal}`;
+
+/** The developer portal, after the gateway (it calls the API and signs in at the auth service). */
+function portalProcess(settings: StackSettings, common: Record<string, string>): StackProcess[] {
+  const dir = path.join(repoRoot, 'services', 'developer-portal');
+  if (!fs.existsSync(path.join(dir, 'package.json'))) return [];
+  return [
+    {
+      name: 'developer-portal',
+      dir,
+      port: ports.portal,
+      env: {
+        ...common,
+        SERVICE_NAME: 'developer-portal',
+        OTEL_SERVICE_NAME: 'developer-portal',
+        PORT: String(ports.portal),
+        PORTAL_PUBLIC_URL: portalUrl(),
+        GATEWAY_URL: serviceUrl('gateway'),
+        PORTAL_CLIENT_ID: LOCAL_PORTAL_CLIENT.clientId,
+        PORTAL_CLIENT_SECRET: LOCAL_PORTAL_CLIENT.secret,
+      },
+    },
+  ];
 }

@@ -31,6 +31,8 @@ export interface DemoData {
 export interface StackFile {
   api_base_url: string;
   auth_url: string;
+  /** The developer portal (sign in as an account admin); absent when it is not in this checkout. */
+  portal_url?: string;
   kafka_brokers: string[];
   /** Zipkin's UI, where every request's trace can be read. */
   traces_url: string;

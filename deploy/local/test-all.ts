@@ -9,6 +9,8 @@ import { ALL_TOPICS } from '@ordering/contracts';
 import { ensureHelm } from '../helm-tool/helm-binary';
 import { localStateDir, startKafkaBroker, stopKafkaBroker } from './kafka-broker';
 import { assertLocalServers } from './local-servers';
+import { ensureChromium } from './chromium';
+import { ensurePromtool } from './promtool';
 
 const root = path.resolve(__dirname, '..', '..');
 const kafkaDir = localStateDir('kafka-test');
@@ -68,23 +70,30 @@ async function main(): Promise<void> {
   await stage('type-check (tsc)', async () => (await run('tsc', ['-p', 'tsconfig.json', '--noEmit'])) === 0);
   await stage('build (service bundles)', async () => (await run('pnpm', ['run', '--silent', 'build'])) === 0);
 
-  const infraOk = await stage('infrastructure (PostgreSQL, Redis, Kafka, Helm)', async () => {
-    await assertLocalServers();
-    // Real Helm for the chart's tests: fetched once into the cache (helm-tool/helm-binary.ts).
-    ensureHelm((m) => console.log(`  ${m}`));
-    const broker = await startKafkaBroker({
-      port: kafkaPort,
-      controllerPort: kafkaControllerPort,
-      dataDir: kafkaDir,
-      topics: ALL_TOPICS,
-      // Empty topics each run: consumers reading from the beginning need not replay old runs.
-      fresh: true,
-      log: (m) => console.log(`  ${m}`),
-    });
-    kafkaStartedHere = broker.started;
-    process.env.KAFKA_BROKERS = broker.brokers.join(',');
-    return true;
-  });
+  const infraOk = await stage(
+    'infrastructure (PostgreSQL, Redis, Kafka, Helm, promtool, Chromium)',
+    async () => {
+      await assertLocalServers();
+      // The developer portal's browser tests drive Debian's chromium.
+      ensureChromium((m) => console.log(`  ${m}`));
+      // Real Helm for the chart's tests: fetched once into the cache (helm-tool/helm-binary.ts).
+      ensureHelm((m) => console.log(`  ${m}`));
+      // promtool for the alert rules' tests (Debian's prometheus package, installed when missing).
+      ensurePromtool((m) => console.log(`  ${m}`));
+      const broker = await startKafkaBroker({
+        port: kafkaPort,
+        controllerPort: kafkaControllerPort,
+        dataDir: kafkaDir,
+        topics: ALL_TOPICS,
+        // Empty topics each run: consumers reading from the beginning need not replay old runs.
+        fresh: true,
+        log: (m) => console.log(`  ${m}`),
+      });
+      kafkaStartedHere = broker.started;
+      process.env.KAFKA_BROKERS = broker.brokers.join(',');
+      return true;
+    },
+  );
 
   if (infraOk) {
     const results = localStateDir('jest-results.json');

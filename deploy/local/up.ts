@@ -10,7 +10,14 @@ import { ALL_TOPICS } from '@ordering/contracts';
 import { ensureDatabase } from '@ordering/db';
 import { localStateDir, startKafkaBroker, stopKafkaBroker } from './kafka-broker';
 import { assertLocalServers, tcpReachable } from './local-servers';
-import { defaultSettings, ports, repoRoot, stackProcesses, type StackProcess } from './stack-definition';
+import {
+  defaultSettings,
+  portalUrl,
+  ports,
+  repoRoot,
+  stackProcesses,
+  type StackProcess,
+} from './stack-definition';
 import { seedDemoData } from '../ops/seed-demo-data';
 import { writeStackFile, stackFilePath, type StackFile } from './stack-file';
 import { startZipkin, stopZipkin, waitForZipkin } from './zipkin-server';
@@ -102,7 +109,9 @@ async function assertPortsFree(procs: StackProcess[]): Promise<void> {
   const taken: string[] = [];
   for (const proc of procs) {
     if (await tcpReachable('127.0.0.1', proc.port, 500)) {
-      taken.push(`${proc.name} port ${proc.port} is in use (set ${proc.name.toUpperCase()}_PORT to move it)`);
+      taken.push(
+        `${proc.name} port ${proc.port} is in use (set ${proc.name === 'developer-portal' ? 'PORTAL' : proc.name.toUpperCase()}_PORT to move it)`,
+      );
     }
   }
   if (taken.length > 0) throw new Error(`ports in use:\n  ${taken.join('\n  ')}`);
@@ -171,6 +180,7 @@ async function main(): Promise<void> {
   const stack: StackFile = {
     api_base_url: `http://127.0.0.1:${ports.gateway}/v1/`,
     auth_url: settings.authIssuer,
+    ...(procs.some((p) => p.name === 'developer-portal') ? { portal_url: portalUrl() } : {}),
     kafka_brokers: kafka.brokers,
     traces_url: `${zipkin.url}/zipkin/`,
     services: Object.fromEntries(procs.map((p) => [p.name, `http://127.0.0.1:${p.port}`])),
@@ -187,6 +197,7 @@ function printBanner(stack: StackFile): void {
     'The ordering platform is up.',
     `  API base      ${stack.api_base_url}   (OpenAPI: ${stack.api_base_url}openapi.json)`,
     `  OAuth host    ${stack.auth_url}`,
+    ...(stack.portal_url ? [`  portal        ${stack.portal_url}   (sign in as an account admin)`] : []),
     `  Kafka         ${stack.kafka_brokers.join(',')}`,
     `  traces        ${stack.traces_url}   (Zipkin: search by trace id, request id, order id)`,
     ...Object.entries(stack.services).map(([name, url]) => `  ${name.padEnd(13)} ${url}`),

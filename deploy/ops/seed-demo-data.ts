@@ -3,7 +3,9 @@
 import type { StackProcess, StackSettings } from '../local/stack-definition';
 import type { DemoData } from '../local/stack-file';
 import { seedAuth } from './seeders/auth';
+import { seedCatalog } from './seeders/catalog';
 import { seedCustomers } from './seeders/customers';
+import { seedOrders } from './seeders/orders';
 
 export interface SeedContext {
   procs: StackProcess[];
@@ -16,6 +18,9 @@ type Seeder = (ctx: SeedContext, demo: DemoData) => Promise<void>;
 const seeders: [string, Seeder][] = [
   ['customers', seedCustomers],
   ['auth', seedAuth],
+  ['catalog', seedCatalog],
+  // The approval chain and demo orders (needs customers, catalog and approvals too).
+  ['orders', (ctx) => seedOrders(ctx)],
 ];
 
 export async function seedDemoData(ctx: SeedContext): Promise<DemoData> {

@@ -1,6 +1,7 @@
 // Each service contributes its operator subcommands (src/entry-points/cli); they are mounted here.
 import type { Command } from 'commander';
 import { authCli } from '@ordering/auth-service';
+import { catalogCommand } from '@ordering/catalog-service';
 import { customersCommand, usersCommand } from '@ordering/customers-service';
 import { defaultSettings, serviceUrl } from '../local/stack-definition';
 
@@ -12,6 +13,10 @@ const registrations: Register[] = [
     program.addCommand(customersCommand(defaults));
     program.addCommand(usersCommand(defaults));
   },
+  (program) =>
+    program.addCommand(
+      catalogCommand({ url: serviceUrl('catalog'), secret: defaultSettings().internalIdentitySecret }),
+    ),
   // `ops auth clients ...`, `ops auth keys ...`: on the auth database (DATABASE_URL etc.).
   (program) => program.addCommand(authCli()),
 ];

@@ -231,10 +231,16 @@ describe('TLS and SASL to managed Kafka, PostgreSQL and Redis', () => {
     const dbUsers = workloads().filter((w) => environmentOf(w).DATABASE_URL);
     expect(dbUsers.map((w) => w.metadata.name).sort()).toEqual(
       [
+        'approvals',
+        'approvals-migrations',
         'auth',
         'auth-migrations',
+        'catalog',
+        'catalog-migrations',
         'customers',
         'customers-migrations',
+        'orders',
+        'orders-migrations',
         'webhooks',
         'webhooks-migrations',
       ].sort(),
@@ -258,23 +264,43 @@ describe('TLS and SASL to managed Kafka, PostgreSQL and Redis', () => {
   });
 });
 
-describe('room for metrics', () => {
-  it('scrape annotations and a PrometheusRule when asked, nothing by default', () => {
+describe('metrics and alerts', () => {
+  it("every process serves /metrics on its own metrics port, scraped when asked; the chart's alerts plus your own groups", () => {
     const objects = renderChart<K8sObject>('production', {
       set: [
         'metrics.scrape=true',
         'metrics.prometheusRule.enabled=true',
-        'metrics.prometheusRule.groups[0].name=ordering',
+        'metrics.prometheusRule.groups[0].name=mine',
         'metrics.prometheusRule.groups[0].rules[0].alert=Example',
         'metrics.prometheusRule.groups[0].rules[0].expr=vector(1)',
       ],
     });
-    expect(find(objects, 'Deployment', 'customers').spec.template.metadata.annotations).toMatchObject({
+    const customers = find(objects, 'Deployment', 'customers');
+    expect(customers.spec.template.metadata.annotations).toMatchObject({
       'prometheus.io/scrape': 'true',
-      'prometheus.io/port': '8103',
+      'prometheus.io/port': '9464',
       'prometheus.io/path': '/metrics',
     });
-    expect(find(objects, 'PrometheusRule', 'ordering').spec.groups[0].rules[0].alert).toBe('Example');
+    expect(customers.spec.template.spec.containers[0].ports).toContainEqual({
+      name: 'metrics',
+      containerPort: 9464,
+      protocol: 'TCP',
+    });
+    expect(find(objects, 'ConfigMap', 'gateway-config').data).toMatchObject({
+      METRICS_PORT: '9464',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '1',
+    });
+    const groups = find(objects, 'PrometheusRule', 'ordering').spec.groups as {
+      name: string;
+      rules: any[];
+    }[];
+    expect(groups.map((g) => g.name)).toEqual(
+      expect.arrayContaining(['ordering.api', 'ordering.events', 'mine']),
+    );
+    for (const rule of groups.filter((g) => g.name !== 'mine').flatMap((g) => g.rules)) {
+      expect(rule.annotations.runbook_url).toMatch(/^https:\/\/.+\/docs\/operations\.md#[a-z]+$/);
+    }
     const plain = renderChart<K8sObject>('production');
     expect(plain.some((o) => o.kind === 'PrometheusRule')).toBe(false);
     expect(

@@ -121,10 +121,10 @@ type Process = (typeof ALL_PROCESSES)[number];
 const CALLS: Record<Process, Process[]> = {
   gateway: ['auth', 'orders', 'catalog', 'customers', 'approvals', 'webhooks'], // JWKS; the routed API
   auth: ['customers'], // credentials, just-in-time sign-up
-  orders: ['catalog', 'customers'], // prices per account; addresses, settings, reach
+  orders: ['catalog', 'customers', 'approvals'], // prices per account; addresses, settings, reach; which chain applies
   catalog: ['customers'], // account reach and inherited terms
   customers: [],
-  approvals: ['customers'], // reach of approvers
+  approvals: ['orders', 'customers'], // the preview's quote; reach of approvers, account admins
   webhooks: ['catalog', 'customers'], // per-account item views; account reach of deliveries
 };
 /** Who uses which infrastructure. */

@@ -1,25 +1,44 @@
-// What the gateway costs: the same authenticated GET, once through the gateway and once straight
-// to the service, in one run, with autocannon. The gateway runs as its production bundle in its own
-// process (token verified against a JWKS, revocation check and rate-limit script in Redis, identity
-// signed, forwarded over a keep-alive pool, access log written); the service is an Express 5
-// process. The rate limit is raised so that every request still runs the Redis script but none is
-// refused.
+// What the gateway and tracing cost, in one run, with autocannon. Every process runs as production
+// starts it: its esbuild bundle, NODE_ENV=production, log level info, telemetry on (every request
+// sampled unless BENCH_SAMPLE_RATIO says otherwise) exporting OTLP/HTTP protobuf to a local sink.
+// The same processes with OTEL_SDK_DISABLED=true give the "telemetry off" figures beside them.
+//
+//   trivial upstream: a JSON hello-world (json-upstream.ts) behind GET /v1/orders/{id}
+//     direct | through the gateway (telemetry on) | through the gateway (telemetry off)
+//   DB-backed GET: the real customers service, GET /v1/customers/{cust_id} (reach check + read)
+//     direct, telemetry on | direct, telemetry off | through the gateway, both on
+//
+// Runs alternate (ROUNDS rounds of every run) and the medians are printed. CPU per request is read
+// from /proc for each process under load: it does not depend on what else shares the machine, unlike
+// req/s. The gateway's token is verified against a JWKS, revocation and rate limit run in Redis on
+// every request (the limit is raised so that none is refused), the identity is signed, the request
+// forwarded over a keep-alive pool and an access line written.
 //
 //   pnpm --filter @ordering/gateway bench      (or: tsx gateway/bench/gateway-overhead.ts)
-//   BENCH_SECONDS=10 BENCH_CONNECTIONS=50 GATEWAY_LOG_LEVEL=info GATEWAY_NODE_ARGS=--cpu-prof
-import { execFileSync, spawn } from 'node:child_process';
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+//   BENCH_SECONDS=8 BENCH_CONNECTIONS=50 ROUNDS=2 BENCH_SAMPLE_RATIO=1 GATEWAY_NODE_ARGS=--cpu-prof
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
+import { signIdentity } from '@ordering/http';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ROUNDS = Number(process.env.ROUNDS ?? 2);
+const SAMPLE_RATIO = process.env.BENCH_SAMPLE_RATIO ?? '1';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PG_BASE_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const DB_NAME = `${process.env.DATABASE_NAME_PREFIX ?? ''}bench_customers`;
+const IDENTITY_SECRET = 'bench-identity-secret-of-at-least-32-characters';
+const CUST_ID = 'BENCH';
 const gatewayDir = path.resolve(__dirname, '..');
+const repoRoot = path.resolve(gatewayDir, '..');
+const customersDir = path.join(repoRoot, 'services', 'customers');
+const children: ChildProcess[] = [];
 
 /** A port free right now (bound, then released). */
 async function freePort(): Promise<number> {
@@ -30,18 +49,24 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts a process listening on `port` and resolves once `/healthz`-style `probePath` answers. */
+interface Proc {
+  child: ChildProcess;
+  url: string;
+}
+
+/** Starts a process listening on `port` and resolves once `probePath` answers below 500. */
 async function startProcess(
-  command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   port: number,
   probePath: string,
-) {
+  cwd = gatewayDir,
+): Promise<Proc> {
   // stdout (access logs) is drained to nowhere, as a log shipper would read it.
-  const child = spawn(command, args, { cwd: gatewayDir, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(child);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
     const ok = await fetch(`${url}${probePath}`).then(
@@ -50,8 +75,24 @@ async function startProcess(
     );
     if (ok) return { child, url };
     if (Date.now() > deadline) throw new Error(`${args.join(' ')} did not answer on ${url}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Where the processes export their spans: an OTLP/HTTP receiver that reads and drops them. */
+async function startOtlpSink() {
+  let spansBytes = 0;
+  let exports = 0;
+  const server = http.createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => (spansBytes += chunk.length));
+    req.on('end', () => {
+      exports++;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, url, stats: () => ({ exports, spansBytes }) };
 }
 
 async function startJwks() {
@@ -67,14 +108,14 @@ async function startJwks() {
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const audience = 'https://api.bench.test';
   const token = jwt.sign(
-    { scope: 'orders:read', client_id: 'bench', cust_id: 'ACME', login: 'alice' },
+    { scope: 'orders:read', client_id: 'bench', cust_id: CUST_ID, login: 'alice' },
     privateKey,
     {
       algorithm: 'RS256',
       keyid: kid,
       issuer,
       audience,
-      subject: 'shopper:acme:alice',
+      subject: `shopper:${CUST_ID.toLowerCase()}:alice`,
       expiresIn: 3600,
       jwtid: randomUUID(),
     },
@@ -82,14 +123,14 @@ async function startJwks() {
   return { server, issuer, audience, token };
 }
 
-/** CPU time a process has used so far, in ms (user, system), from /proc (Linux; zeros elsewhere). */
-function cpuMs(pid: number | undefined): { user: number; system: number } {
+/** CPU time a process has used so far, in ms (user + system), from /proc (Linux; 0 elsewhere). */
+function cpuMs(pid: number | undefined): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
     // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
-    return { user: 0, system: 0 };
+    return 0;
   }
 }
 
@@ -97,111 +138,277 @@ interface Figures {
   rps: number;
   p50: number;
   p99: number;
-  errors: number;
-  non2xx: number;
-  requests: number;
+  bad: number;
+  /** CPU µs per request of each measured process, by name. */
+  cpu: Record<string, number>;
 }
 
-async function measure(url: string, token: string, seconds: number): Promise<Figures> {
-  const result = await autocannon({
-    url: `${url}/v1/orders/ord_123`,
-    connections: CONNECTIONS,
-    duration: seconds,
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-  });
+async function measure(
+  url: string,
+  headers: Record<string, string>,
+  seconds: number,
+  processes: Record<string, Proc> = {},
+): Promise<Figures> {
+  const before = Object.fromEntries(Object.entries(processes).map(([n, p]) => [n, cpuMs(p.child.pid)]));
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
+  const requests = Math.max(1, result.requests.total);
+  const cpu = Object.fromEntries(
+    Object.entries(processes).map(([n, p]) => [n, ((cpuMs(p.child.pid) - before[n]!) * 1000) / requests]),
+  );
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-    requests: result.requests.total,
+    bad: result.errors + result.timeouts + result.non2xx,
+    cpu,
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+function telemetryEnv(name: string, sinkUrl: string, on: boolean): NodeJS.ProcessEnv {
+  const { OTEL_SDK_DISABLED: _off, OTEL_TRACES_EXPORTER: _exp, ...rest } = process.env;
+  return {
+    ...rest,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    OTEL_SERVICE_NAME: name,
+    ...(on
+      ? {
+          OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+          OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+          OTEL_TRACES_SAMPLER_ARG: SAMPLE_RATIO,
+        }
+      : { OTEL_SDK_DISABLED: 'true' }),
   };
 }
 
 async function main(): Promise<void> {
-  execFileSync(process.execPath, [path.resolve(gatewayDir, '../deploy/build/bundle.mjs'), gatewayDir], {
-    stdio: 'inherit',
-  });
+  const bundler = path.join(repoRoot, 'deploy', 'build', 'bundle.mjs');
+  execFileSync(process.execPath, [bundler, gatewayDir], { stdio: 'inherit' });
+  execFileSync(process.execPath, [bundler, customersDir], { stdio: 'inherit' });
+  const sink = await startOtlpSink();
   const jwks = await startJwks();
+  const nodeArgs = process.env.GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const register = (dir: string, on: boolean) =>
+    on ? ['--require', path.join(dir, 'dist/register-telemetry.js')] : [];
+
   const upstreamPort = await freePort();
-  const gatewayPort = await freePort();
   const upstream = await startProcess(
-    process.execPath,
     ['--import', 'tsx', path.join(__dirname, 'json-upstream.ts')],
     { ...process.env, NODE_ENV: 'production', PORT: String(upstreamPort) },
     upstreamPort,
     '/v1/orders/ord_123',
   );
-  const gateway = await startProcess(
-    process.execPath,
-    [
-      ...(process.env.GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      path.join(gatewayDir, 'dist/start.js'),
-    ],
-    {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(gatewayPort),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: process.env.GATEWAY_LOG_LEVEL ?? 'info',
-      AUTH_JWKS_URL: `${jwks.issuer}/oauth/jwks.json`,
-      AUTH_ISSUER: jwks.issuer,
-      API_AUDIENCE: jwks.audience,
-      INTERNAL_IDENTITY_SECRET: 'bench-identity-secret-of-at-least-32-characters',
-      REDIS_URL,
-      REDIS_KEY_PREFIX: `bench:${randomUUID()}:`,
-      RATE_LIMIT_CAPACITY: '1000000000',
-      RATE_LIMIT_REFILL_PER_SECOND: '1000000000',
-      ORDERS_URL: upstream.url,
-    },
-    gatewayPort,
-    '/healthz',
-  );
-  try {
-    console.log(`warming up (2 s each), then ${SECONDS} s each with ${CONNECTIONS} connections`);
-    await measure(upstream.url, jwks.token, 2);
-    await measure(gateway.url, jwks.token, 2);
-    const upstreamCpu0 = cpuMs(upstream.child.pid);
-    const direct = await measure(upstream.url, jwks.token, SECONDS);
-    const upstreamCpu1 = cpuMs(upstream.child.pid);
-    const gatewayCpu0 = cpuMs(gateway.child.pid);
-    const through = await measure(gateway.url, jwks.token, SECONDS);
-    const gatewayCpu1 = cpuMs(gateway.child.pid);
 
-    const row = (name: string, f: Figures) =>
-      `${name.padEnd(16)} ${f.rps.toFixed(0).padStart(8)} ${String(f.p50).padStart(7)} ${String(f.p99).padStart(7)}` +
-      `   ${f.errors} errors, ${f.non2xx} non-2xx`;
-    console.log(
-      `\n${'target'.padEnd(16)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}`,
+  const customers = async (on: boolean): Promise<Proc> => {
+    const port = await freePort();
+    return startProcess(
+      [...register(customersDir, on), path.join(customersDir, 'dist/start.js')],
+      {
+        ...telemetryEnv('customers', sink.url, on),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `${PG_BASE_URL}/${DB_NAME}`,
+        DATABASE_POOL_MAX: '10',
+        // No broker: this GET publishes nothing; the relay is off and readiness says degraded.
+        KAFKA_BROKERS: '127.0.0.1:1',
+        OUTBOX_RELAY_ENABLED: 'false',
+        INTERNAL_IDENTITY_SECRET: IDENTITY_SECRET,
+        PASSWORD_HASH_COST: '10',
+      },
+      port,
+      '/healthz',
+      customersDir,
     );
-    console.log(row('direct', direct));
-    console.log(row('through gateway', through));
-    console.log(
-      `\ngateway / direct: throughput ${(through.rps / direct.rps).toFixed(2)}x, ` +
-        `p50 +${through.p50 - direct.p50} ms, p99 +${through.p99 - direct.p99} ms`,
+  };
+  const customersOn = await customers(true);
+  const customersOff = await customers(false);
+
+  const gateway = async (on: boolean): Promise<Proc> => {
+    const port = await freePort();
+    return startProcess(
+      [...nodeArgs, ...register(gatewayDir, on), path.join(gatewayDir, 'dist/start.js')],
+      {
+        ...telemetryEnv('gateway', sink.url, on),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        AUTH_JWKS_URL: `${jwks.issuer}/oauth/jwks.json`,
+        AUTH_ISSUER: jwks.issuer,
+        API_AUDIENCE: jwks.audience,
+        INTERNAL_IDENTITY_SECRET: IDENTITY_SECRET,
+        REDIS_URL,
+        REDIS_KEY_PREFIX: `bench:${randomUUID()}:`,
+        RATE_LIMIT_CAPACITY: '1000000000',
+        RATE_LIMIT_REFILL_PER_SECOND: '1000000000',
+        ORDERS_URL: upstream.url,
+        CUSTOMERS_URL: on ? customersOn.url : customersOff.url,
+      },
+      port,
+      '/healthz',
     );
-    // CPU per request does not depend on what else runs on the machine, unlike req/s.
-    const perRequest = (before: { user: number; system: number }, after: typeof before, f: Figures) => {
-      const us = (ms: number) => ((ms * 1000) / Math.max(1, f.requests)).toFixed(0);
-      const user = after.user - before.user;
-      const system = after.system - before.system;
-      return `${us(user + system)} us (user ${us(user)}, system ${us(system)})`;
-    };
+  };
+  const gatewayOn = await gateway(true);
+  const gatewayOff = await gateway(false);
+
+  // The account the DB-backed GET reads (created once; a rerun finds it).
+  const operator = signIdentity(
+    {
+      sub: 'service:bench',
+      cust_id: '*',
+      login: 'bench',
+      client_id: 'service:bench',
+      scopes: ['internal'],
+      jti: randomUUID(),
+      exp: Math.floor(Date.now() / 1000) + 600,
+    },
+    IDENTITY_SECRET,
+  );
+  const created = await fetch(`${customersOn.url}/internal/v1/admin/customers`, {
+    method: 'POST',
+    headers: { 'x-ordering-identity': operator, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      cust_id: CUST_ID,
+      name: 'Bench Corp',
+      parent_cust_id: null,
+      currency: 'USD',
+      approval_required_over: null,
+      billing_terms: 'net_30',
+      email_domains: [],
+      jit_provisioning: false,
+    }),
+  });
+  if (created.status !== 201 && created.status !== 409) {
+    throw new Error(`creating the bench account: ${created.status} ${await created.text()}`);
+  }
+  // What the gateway would send for the bench token: the direct runs pay the same verification.
+  const identity = signIdentity(
+    {
+      sub: `shopper:${CUST_ID.toLowerCase()}:alice`,
+      cust_id: CUST_ID,
+      login: 'alice',
+      client_id: 'bench',
+      scopes: ['orders:read'],
+      jti: randomBytes(8).toString('hex'),
+      exp: Math.floor(Date.now() / 1000) + 3600,
+    },
+    IDENTITY_SECRET,
+  );
+  const bearer = { authorization: `Bearer ${jwks.token}`, accept: 'application/json' };
+  const direct = { 'x-ordering-identity': identity, accept: 'application/json' };
+  const orderPath = '/v1/orders/ord_123';
+  const customerPath = `/v1/customers/${CUST_ID}`;
+
+  const runs: { name: string; run: () => Promise<Figures> }[] = [
+    {
+      name: 'trivial: direct',
+      run: () => measure(`${upstream.url}${orderPath}`, bearer, SECONDS, { upstream }),
+    },
+    {
+      name: 'trivial: gateway, telemetry on',
+      run: () => measure(`${gatewayOn.url}${orderPath}`, bearer, SECONDS, { gateway: gatewayOn }),
+    },
+    {
+      name: 'trivial: gateway, telemetry off',
+      run: () => measure(`${gatewayOff.url}${orderPath}`, bearer, SECONDS, { gateway: gatewayOff }),
+    },
+    {
+      name: 'DB GET: direct, telemetry on',
+      run: () => measure(`${customersOn.url}${customerPath}`, direct, SECONDS, { service: customersOn }),
+    },
+    {
+      name: 'DB GET: direct, telemetry off',
+      run: () => measure(`${customersOff.url}${customerPath}`, direct, SECONDS, { service: customersOff }),
+    },
+    {
+      name: 'DB GET: gateway, telemetry on',
+      run: () =>
+        measure(`${gatewayOn.url}${customerPath}`, bearer, SECONDS, {
+          gateway: gatewayOn,
+          service: customersOn,
+        }),
+    },
+  ];
+
+  try {
     console.log(
-      `CPU per request, service alone (direct run):  ${perRequest(upstreamCpu0, upstreamCpu1, direct)}`,
+      `warming up (2 s each), then ${ROUNDS} alternating rounds of ${SECONDS} s per run, ${CONNECTIONS} connections, ` +
+        `sampling ratio ${SAMPLE_RATIO}`,
+    );
+    for (const [url, headers] of [
+      [`${upstream.url}${orderPath}`, bearer],
+      [`${gatewayOn.url}${orderPath}`, bearer],
+      [`${gatewayOff.url}${orderPath}`, bearer],
+      [`${customersOn.url}${customerPath}`, direct],
+      [`${customersOff.url}${customerPath}`, direct],
+      [`${gatewayOn.url}${customerPath}`, bearer],
+    ] as const) {
+      const warm = await measure(url, headers, 2);
+      if (warm.bad > 0) throw new Error(`${url} answered ${warm.bad} errors or non-2xx while warming up`);
+    }
+    const results = new Map<string, Figures[]>(runs.map((r) => [r.name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const { name, run } of runs) results.get(name)!.push(await run());
+    }
+
+    const med = (name: string, pick: (f: Figures) => number) => median(results.get(name)!.map(pick));
+    const cpuOf = (name: string, proc: string) => med(name, (f) => f.cpu[proc] ?? 0);
+    console.log(
+      `\n${'run'.padEnd(34)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}  CPU µs/request`,
+    );
+    for (const { name } of runs) {
+      const cpu = Object.keys(results.get(name)![0]!.cpu)
+        .map((p) => `${p} ${cpuOf(name, p).toFixed(0)}`)
+        .join(', ');
+      const bad = results.get(name)!.reduce((n, f) => n + f.bad, 0);
+      console.log(
+        `${name.padEnd(34)} ${med(name, (f) => f.rps)
+          .toFixed(0)
+          .padStart(7)} ${String(med(name, (f) => f.p50)).padStart(7)} ` +
+          `${String(med(name, (f) => f.p99)).padStart(7)}  ${cpu}${bad ? `   (${bad} errors/non-2xx)` : ''}`,
+      );
+    }
+    const rps = (name: string) => med(name, (f) => f.rps);
+    const gwOn = cpuOf('trivial: gateway, telemetry on', 'gateway');
+    const gwOff = cpuOf('trivial: gateway, telemetry off', 'gateway');
+    const svcOn = cpuOf('DB GET: direct, telemetry on', 'service');
+    const svcOff = cpuOf('DB GET: direct, telemetry off', 'service');
+    const verdict = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+    const trivialRatio = rps('trivial: gateway, telemetry on') / rps('trivial: direct');
+    const dbRatio = rps('DB GET: gateway, telemetry on') / rps('DB GET: direct, telemetry on');
+    const serviceCost = 1 - rps('DB GET: direct, telemetry on') / rps('DB GET: direct, telemetry off');
+    console.log('\ntargets (issue 11), medians of this run:');
+    console.log(
+      `  tracing CPU per request at the gateway: ${(gwOn - gwOff).toFixed(0)} µs (${gwOn.toFixed(0)} on, ${gwOff.toFixed(0)} off; target <= 40)  ${verdict(gwOn - gwOff <= 40)}`,
     );
     console.log(
-      `CPU per request, gateway (its own work):      ${perRequest(gatewayCpu0, gatewayCpu1, through)}`,
+      `  tracing cost on the DB-backed GET: ${(serviceCost * 100).toFixed(1)} % of throughput, ` +
+        `${(svcOn - svcOff).toFixed(0)} µs CPU per request (${svcOn.toFixed(0)} on, ${svcOff.toFixed(0)} off; target <= 15 %)  ${verdict(serviceCost <= 0.15)}`,
+    );
+    console.log(
+      `  gateway / direct, trivial upstream, telemetry on: ${trivialRatio.toFixed(2)}x (target >= 0.25)  ${verdict(trivialRatio >= 0.25)}`,
+    );
+    console.log(
+      `  gateway / direct, DB-backed GET, telemetry on: ${dbRatio.toFixed(2)}x (target >= 0.8)  ${verdict(dbRatio >= 0.8)}`,
+    );
+    const { exports, spansBytes } = sink.stats();
+    console.log(
+      `  spans exported to the local OTLP sink: ${exports} requests, ${(spansBytes / 1e6).toFixed(1)} MB`,
     );
   } finally {
-    gateway.child.kill('SIGTERM');
-    upstream.child.kill('SIGTERM');
+    for (const child of children) child.kill('SIGTERM');
     jwks.server.close();
+    sink.server.close();
   }
 }
 
 main().catch((err: unknown) => {
   console.error(err);
+  for (const child of children) child.kill('SIGTERM');
   process.exitCode = 1;
 });

@@ -6,14 +6,22 @@
 // authenticated request carries the rate-limit headers and counts against its bucket.
 import type { Request, RequestHandler, Response } from 'express';
 import { AuthenticationError, RateLimitError, UnavailableError, type AppError } from '@ordering/errors';
-import { assertSafeQuery, unsafeInputError } from '@ordering/http';
+import { assertSafeQuery, requestTelemetryOf, setTelemetryRoute, unsafeInputError } from '@ordering/http';
+import {
+  ATTR,
+  paramAttributes,
+  platformMetrics,
+  recordError,
+  startClientSpan,
+  tracer,
+} from '@ordering/telemetry';
 import { bearerTokenOf } from './auth/bearer-token';
 import { assertScopes } from './auth/scope-policy';
 import { SignedIdentities } from './auth/signed-identity';
 import type { TokenAdmission } from './auth/token-admission';
 import type { TokenVerifier } from './auth/token-verifier';
 import { upstreamRequestHeaders } from './proxy/forwarded-headers';
-import { forwardRequest } from './proxy/forward-request';
+import { forwardRequest, type ForwardOptions } from './proxy/forward-request';
 import type { UpstreamPools } from './proxy/upstream-pools';
 import { setRateLimitHeaders } from './rate-limit/rate-limit-headers';
 import type { AccessTokenClaims } from './auth/access-token-claims';
@@ -41,7 +49,55 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
     const { revoked, bucket } = await deps.admission.admit(claims);
     setRateLimitHeaders(res, deps.admission.rateLimiter.params.refillPerSecond, bucket);
     if (revoked) throw new AuthenticationError('The bearer token has been revoked');
-    if (!bucket.allowed) throw new RateLimitError(bucket.retryAfterSeconds);
+    if (!bucket.allowed) {
+      platformMetrics().rateLimitRefusals.add(1);
+      throw new RateLimitError(bucket.retryAfterSeconds);
+    }
+  };
+
+  /**
+   * The token verified and admitted, in the `gateway admission` span (one Redis round trip and,
+   * rarely, a JWKS fetch happen here); the caller's account goes on the request's span.
+   */
+  const authenticate = async (req: Request, res: Response): Promise<AccessTokenClaims> => {
+    const span = tracer().startSpan('gateway admission');
+    try {
+      const claims = await deps.verifier.verify(bearerTokenOf(req.headers.authorization));
+      if (span.isRecording()) {
+        const who = { [ATTR.custId]: claims.cust_id, [ATTR.clientId]: claims.client_id };
+        span.setAttributes(who);
+        requestTelemetryOf(req)?.span.setAttributes(who);
+      }
+      await admit(claims, res);
+      return claims;
+    } catch (err) {
+      if (err instanceof AuthenticationError) platformMetrics().authFailures.add(1);
+      recordError(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  };
+
+  /** Forwards in a CLIENT span whose `traceparent` the service continues. */
+  const forward = async (
+    req: Request,
+    res: Response,
+    service: string,
+    options: Omit<ForwardOptions, 'service'>,
+  ) => {
+    const { span, headers: trace } = startClientSpan(`forward ${service}`, { [ATTR.service]: service });
+    Object.assign(options.headers, trace);
+    try {
+      await forwardRequest(req, res, { ...options, service });
+      if (span.isRecording()) span.setAttribute('http.response.status_code', res.statusCode);
+    } catch (err) {
+      platformMetrics().upstreamFailures.add(1, { service });
+      recordError(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
   };
 
   /**
@@ -71,14 +127,16 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
     if (match.kind === 'wrong_method')
       return refuseUnrouted(req, res, new MethodNotAllowedError(req.method, req.path, match.allow));
     const { route } = match;
+    setTelemetryRoute(req, route.path);
+    const requestSpan = requestTelemetryOf(req)?.span;
+    if (requestSpan?.isRecording()) requestSpan.setAttributes(paramAttributes(match.params, route.path));
     if (route.service === 'gateway') {
       const own = deps.ownRoutes[route.path];
       if (!own) throw new Error(`No handler for the gateway's own route ${route.path}`);
       return own(req, res, next);
     }
 
-    const claims = await deps.verifier.verify(bearerTokenOf(req.headers.authorization));
-    await admit(claims, res);
+    const claims = await authenticate(req, res);
     const { identity, header: signedIdentity } = identities.of(claims);
     assertScopes(identity, route.scopes);
     // Text no service accepts never leaves the gateway (services refuse it too).
@@ -88,9 +146,8 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
 
     const pool = deps.pools.get(route.service);
     if (!pool) throw new UnavailableError();
-    await forwardRequest(req, res, {
+    await forward(req, res, route.service, {
       pool,
-      service: route.service,
       timeoutMs: deps.upstreamTimeoutMs,
       bodyLimitBytes: deps.bodyLimitBytes,
       headers: upstreamRequestHeaders(req, {

@@ -18,6 +18,9 @@ export function createGatewayApp(options: GatewayAppOptions): express.Express {
     logger: options.logger,
     readiness: options.readiness,
     bodyLimit: false,
+    // The public edge: every request starts a trace of the platform's own (a client's traceparent
+    // is kept as a link); the services continue the gateway's.
+    trustIncomingTraceContext: false,
     // Checked by the API handler once the token is known (the answer carries the rate-limit headers).
     checkQuery: false,
     routes: (app) => {

@@ -42,6 +42,8 @@ export const gatewayEnvSchema = z.object({
   CUSTOMERS_URL: serviceUrl(),
   APPROVALS_URL: serviceUrl(),
   WEBHOOKS_URL: serviceUrl(),
+  /** The auth service's API (`/v1/oauth_clients`); its OAuth host is AUTH_ISSUER. */
+  AUTH_URL: serviceUrl(),
   /** An upstream that has not answered with headers by then is a 504 upstream_timeout. */
   UPSTREAM_TIMEOUT_MS: env.int(10_000).pipe(z.number().min(1)),
   /** Keep-alive connections per service. */

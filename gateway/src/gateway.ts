@@ -43,6 +43,7 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
       customers: config.CUSTOMERS_URL,
       approvals: config.APPROVALS_URL,
       webhooks: config.WEBHOOKS_URL,
+      auth: config.AUTH_URL,
     },
     { connections: config.UPSTREAM_CONNECTIONS, timeoutMs: config.UPSTREAM_TIMEOUT_MS },
   );

@@ -3,7 +3,7 @@
 // Anything not listed here is never forwarded: internal and operator endpoints of the services
 // stay unreachable from outside. Path parameters are written `{name}` and match one segment.
 
-export type ServiceName = 'orders' | 'catalog' | 'customers' | 'approvals' | 'webhooks';
+export type ServiceName = 'orders' | 'catalog' | 'customers' | 'approvals' | 'webhooks' | 'auth';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -157,6 +157,13 @@ export const ROUTES: readonly Route[] = [
   },
   {
     method: 'POST',
+    path: '/v1/approvals/preview',
+    service: 'approvals',
+    scopes: ['orders:write'],
+    summary: 'Preview the approval of a draft order',
+  },
+  {
+    method: 'POST',
     path: '/v1/approvals/{approval_id}/approve',
     service: 'approvals',
     scopes: ['orders:write'],
@@ -168,6 +175,29 @@ export const ROUTES: readonly Route[] = [
     service: 'approvals',
     scopes: ['orders:write'],
     summary: 'Reject',
+  },
+
+  // OAuth clients of the account and their secrets (account admins; the auth service keeps them)
+  {
+    method: 'GET',
+    path: '/v1/oauth_clients',
+    service: 'auth',
+    scopes: ['admin:all'],
+    summary: "List the account's OAuth clients",
+  },
+  {
+    method: 'GET',
+    path: '/v1/oauth_clients/{id}',
+    service: 'auth',
+    scopes: ['admin:all'],
+    summary: 'Retrieve an OAuth client',
+  },
+  {
+    method: 'POST',
+    path: '/v1/oauth_clients/{id}/rotate_secret',
+    service: 'auth',
+    scopes: ['admin:all'],
+    summary: "Rotate an OAuth client's secret",
   },
 
   // Webhook subscriptions (account admins)

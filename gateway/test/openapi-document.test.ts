@@ -211,7 +211,7 @@ describe('parameters', () => {
       'approver',
       'admin',
     ]);
-    expect(queryOf('/v1/approvals')).toEqual(['approver', 'limit', 'starting_after']);
+    expect(queryOf('/v1/approvals')).toEqual(['approver', 'status', 'limit', 'starting_after']);
     expect(param(operation('GET', '/v1/approvals'), 'approver')!.required).toBe(true);
     expect(queryOf('/v1/webhooks')).toEqual(['limit', 'starting_after']);
     expect(queryOf('/v1/webhooks/{id}/deliveries')).toEqual([
@@ -270,6 +270,13 @@ describe('request bodies', () => {
       ['PATCH', '/v1/users/{login}', 'UpdateUserRequest', true, undefined],
       ['POST', '/v1/approvals/{approval_id}/approve', 'ApproveRequest', false, undefined],
       ['POST', '/v1/approvals/{approval_id}/reject', 'RejectRequest', true, ['reason']],
+      [
+        'POST',
+        '/v1/approvals/preview',
+        'CreateOrderRequest',
+        true,
+        ['cust_id', 'shipping_address_id', 'items'],
+      ],
       ['POST', '/v1/webhooks', 'CreateWebhookRequest', true, ['url', 'events']],
       ['PATCH', '/v1/webhooks/{id}', 'UpdateWebhookRequest', true, undefined],
       ['POST', '/v1/webhooks/{id}/replay', 'ReplayWebhookDeliveriesRequest', true, ['since']],
@@ -310,6 +317,10 @@ describe('responses', () => {
       ['GET', '/v1/approvals', 200, 'ApprovalList'],
       ['POST', '/v1/approvals/{approval_id}/approve', 200, 'Approval'],
       ['POST', '/v1/approvals/{approval_id}/reject', 200, 'Approval'],
+      ['POST', '/v1/approvals/preview', 200, 'ApprovalPreview'],
+      ['GET', '/v1/oauth_clients', 200, 'OAuthClientList'],
+      ['GET', '/v1/oauth_clients/{id}', 200, 'OAuthClient'],
+      ['POST', '/v1/oauth_clients/{id}/rotate_secret', 200, 'OAuthClient'],
       ['GET', '/v1/webhooks', 200, 'WebhookSubscriptionList'],
       ['POST', '/v1/webhooks', 201, 'WebhookSubscription'],
       ['GET', '/v1/webhooks/{id}', 200, 'WebhookSubscription'],
@@ -405,6 +416,7 @@ describe('responses', () => {
       'POST /v1/users',
       'POST /v1/approvals/{approval_id}/approve',
       'POST /v1/approvals/{approval_id}/reject',
+      'POST /v1/oauth_clients/{id}/rotate_secret',
       'POST /v1/webhooks',
     ]);
   });

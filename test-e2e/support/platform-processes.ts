@@ -47,8 +47,11 @@ export function startGatewayProcess(options: {
   secret: string;
   customersUrl: string;
   redisPrefix: string;
+  /** The auth service's API (`/v1/oauth_clients`); unset: those routes answer 503. */
+  authUrl?: string;
 }): Promise<ServiceProcess> {
   return startServiceProcess('gateway', {
+    ...(options.authUrl ? { AUTH_URL: options.authUrl } : {}),
     AUTH_JWKS_URL: options.jwksUrl ?? `${options.issuer}/oauth/jwks.json`,
     AUTH_ISSUER: options.issuer,
     API_AUDIENCE: options.audience,
@@ -69,5 +72,101 @@ export function startCustomersProcess(options: {
     KAFKA_BROKERS: options.brokers,
     INTERNAL_IDENTITY_SECRET: options.secret,
     PASSWORD_HASH_COST: '10',
+  });
+}
+
+/** The gateway in front of every service it routes (those not given answer 503). */
+export function startFullGatewayProcess(options: {
+  issuer: string;
+  jwksUrl?: string;
+  audience: string;
+  secret: string;
+  redisPrefix: string;
+  urls: Partial<
+    Record<'CUSTOMERS_URL' | 'ORDERS_URL' | 'APPROVALS_URL' | 'CATALOG_URL' | 'WEBHOOKS_URL', string>
+  >;
+  env?: Record<string, string>;
+}): Promise<ServiceProcess> {
+  return startServiceProcess('gateway', {
+    AUTH_JWKS_URL: options.jwksUrl ?? `${options.issuer}/oauth/jwks.json`,
+    AUTH_ISSUER: options.issuer,
+    API_AUDIENCE: options.audience,
+    INTERNAL_IDENTITY_SECRET: options.secret,
+    REDIS_KEY_PREFIX: options.redisPrefix,
+    ...options.urls,
+    ...options.env,
+  });
+}
+
+/** The orders service (its own consumer group; only new fulfilment updates and approval outcomes). */
+export function startOrdersProcess(
+  options: {
+    databaseUrl: string;
+    brokers: string;
+    secret: string;
+    customersUrl: string;
+    catalogUrl: string;
+    approvalsUrl: string;
+    groupId: string;
+    env?: Record<string, string>;
+  },
+  processOptions: { port?: number } = {},
+): Promise<ServiceProcess> {
+  return startServiceProcess(
+    'services/orders',
+    {
+      DATABASE_URL: options.databaseUrl,
+      KAFKA_BROKERS: options.brokers,
+      INTERNAL_IDENTITY_SECRET: options.secret,
+      CUSTOMERS_URL: options.customersUrl,
+      CATALOG_URL: options.catalogUrl,
+      APPROVALS_URL: options.approvalsUrl,
+      KAFKA_GROUP_ID: options.groupId,
+      KAFKA_FROM_BEGINNING: 'false',
+      ...options.env,
+    },
+    processOptions,
+  );
+}
+
+/** The approvals service (its own consumer group; only new order and user events). */
+export function startApprovalsProcess(
+  options: {
+    databaseUrl: string;
+    brokers: string;
+    secret: string;
+    customersUrl: string;
+    ordersUrl: string;
+    groupId: string;
+  },
+  processOptions: { port?: number } = {},
+): Promise<ServiceProcess> {
+  return startServiceProcess(
+    'services/approvals',
+    {
+      DATABASE_URL: options.databaseUrl,
+      KAFKA_BROKERS: options.brokers,
+      INTERNAL_IDENTITY_SECRET: options.secret,
+      CUSTOMERS_URL: options.customersUrl,
+      ORDERS_URL: options.ordersUrl,
+      KAFKA_GROUP_ID: options.groupId,
+      KAFKA_FROM_BEGINNING: 'false',
+    },
+    processOptions,
+  );
+}
+
+/** The catalog service (pricing for orders, the public catalog). */
+export function startCatalogProcess(options: {
+  databaseUrl: string;
+  brokers: string;
+  secret: string;
+  customersUrl: string;
+}): Promise<ServiceProcess> {
+  return startServiceProcess('services/catalog', {
+    DATABASE_URL: options.databaseUrl,
+    KAFKA_BROKERS: options.brokers,
+    INTERNAL_IDENTITY_SECRET: options.secret,
+    CUSTOMERS_URL: options.customersUrl,
   });
 }

@@ -1,8 +1,10 @@
 // Demo OAuth clients of the auth service, per demo account: server-to-server with every scope,
 // read-only, and a first-party web client for the code flow (loopback redirect URI). Written to
-// the auth database by the service's own CLI code, as an operator would. Idempotent: existing
+// the auth database by the service's own CLI code, as an operator would. The developer portal's own
+// platform client too, with the local secret the portal process was started with. Idempotent: existing
 // clients get a new secret, which goes to .local/stack.json.
-import { registerDemoClients } from '@ordering/auth-service';
+import { registerDemoClients, registerPortalClient } from '@ordering/auth-service';
+import { LOCAL_PORTAL_CLIENT } from '../../local/stack-definition';
 import type { DemoData } from '../../local/stack-file';
 import type { SeedContext } from '../seed-demo-data';
 
@@ -22,6 +24,17 @@ export async function seedAuth(ctx: SeedContext, demo: DemoData): Promise<void> 
     { ...process.env, ...proc.env },
     accounts.map((custId) => ({ custId, login: integrationLogin(demo, custId) })),
   );
+  const portal = ctx.procs.find((p) => p.name === 'developer-portal');
+  if (portal) {
+    await registerPortalClient(
+      { ...process.env, ...proc.env },
+      {
+        clientId: LOCAL_PORTAL_CLIENT.clientId,
+        secret: LOCAL_PORTAL_CLIENT.secret,
+        redirectUri: `${portal.env.PORTAL_PUBLIC_URL}/callback`,
+      },
+    );
+  }
   for (const c of clients) {
     demo.clients.push({
       client_id: c.client_id,

@@ -7,6 +7,7 @@ import {
   Approval,
   ApprovalChain,
   ApprovalList,
+  ApprovalPreview,
   ApproveRequest,
   CancelOrderRequest,
   CatalogItem,
@@ -19,6 +20,7 @@ import {
   DeletedWebhookSubscription,
   ListApprovalsQuery,
   ListCatalogItemsQuery,
+  RetrieveCatalogItemQuery,
   ListCustomersQuery,
   ListOrdersQuery,
   ListUsersQuery,
@@ -38,6 +40,9 @@ import {
   WebhookReplay,
   WebhookSubscription,
   WebhookSubscriptionList,
+  ListOAuthClientsQuery,
+  OAuthClientList,
+  OAuthClientResource,
   type z,
 } from '@ordering/contracts';
 
@@ -48,6 +53,7 @@ export const TAGS = {
   Users: 'Shopper records of the customer accounts',
   Approvals: "Orders waiting in an approver's queue",
   Webhooks: 'Webhook subscriptions, their deliveries and signing secrets',
+  'OAuth clients': "The account's OAuth clients, their secrets' due dates and rotation",
   Meta: 'The machine-readable description of this API',
 } as const;
 export type Tag = keyof typeof TAGS;
@@ -125,6 +131,8 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/catalog/items/{id}': {
     operationId: 'retrieveCatalogItem',
     tag: 'Catalog',
+    description: 'An item the account may not see is 404 `resource_missing`, like an unknown one.',
+    query: RetrieveCatalogItemQuery,
     success: ok(CatalogItem, 'The catalog item'),
   },
 
@@ -192,6 +200,15 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     description: "Pending approvals in the approver's queue.",
     query: ListApprovalsQuery,
     success: ok(ApprovalList, 'A page of approvals'),
+  },
+  'POST /v1/approvals/preview': {
+    operationId: 'previewApproval',
+    tag: 'Approvals',
+    description:
+      'Beyond the spec: for a draft order body (as `POST /v1/orders`), whether it would need approval, its total and the approvers it would walk. Creates nothing.',
+    body: { schema: CreateOrderRequest, required: true },
+    namesAccount: true,
+    success: ok(ApprovalPreview, 'The preview'),
   },
   'POST /v1/approvals/{approval_id}/approve': {
     operationId: 'approveApproval',
@@ -280,5 +297,32 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     tag: 'Webhooks',
     description: 'Sends the delivery again, with the same `Service-Delivery` id.',
     success: { status: 202, description: 'The delivery, queued again', schema: WebhookDelivery },
+  },
+
+  'GET /v1/oauth_clients': {
+    operationId: 'listOAuthClients',
+    tag: 'OAuth clients',
+    description:
+      "The OAuth clients issued to the token's account and its descendants, by id, never with a secret. " +
+      'Each secret falls due 180 days after it was issued (`secret_due_at`); from then on it gets no token ' +
+      '(`invalid_client` at the token endpoint) until it is rotated.',
+    query: ListOAuthClientsQuery,
+    success: ok(OAuthClientList, 'A page of OAuth clients'),
+  },
+  'GET /v1/oauth_clients/{id}': {
+    operationId: 'retrieveOAuthClient',
+    tag: 'OAuth clients',
+    success: ok(OAuthClientResource, 'The OAuth client (without a secret)'),
+  },
+  'POST /v1/oauth_clients/{id}/rotate_secret': {
+    operationId: 'rotateOAuthClientSecret',
+    tag: 'OAuth clients',
+    description:
+      'Issues a new secret, returned this once as `client_secret`. The previous secret keeps working for ' +
+      '24 hours (`previous_secret_expires_at`; never past its own due date) so that a deployment can ' +
+      'switch; rotating again within those 24 hours ends it at once. A `native` client has no secret: ' +
+      '409 `client_has_no_secret`; a disabled client: 409 `client_disabled`.',
+    conflicts: ['client_has_no_secret', 'client_disabled'],
+    success: ok(OAuthClientResource, 'The OAuth client with its new `client_secret`'),
   },
 };

@@ -1,11 +1,9 @@
 // Which headers cross the gateway. Hop-by-hop headers (RFC 9110 section 7.6.1) belong to one
 // connection and never do. Towards a service, the client's credentials and anything claiming to be
 // internal (`X-Ordering-*`) are dropped; the gateway adds the signed identity, the request id and
-// `X-Forwarded-*`. End-to-end headers pass unchanged, except the trace context when OpenTelemetry
-// runs: then the gateway's own span continues the client's trace and the instrumented HTTP client
-// injects it, so copying the client's `traceparent` too would send two (and break the trace).
+// `X-Forwarded-*`. End-to-end headers pass unchanged, except the client's trace context: the
+// gateway starts the platform's own trace and sends its forwarding span's `traceparent` instead.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { propagation } from '@opentelemetry/api';
 import type { TLSSocket } from 'node:tls';
 
 const HOP_BY_HOP = new Set([
@@ -25,15 +23,15 @@ const HOP_BY_HOP = new Set([
 const REPLACED_UPSTREAM = new Set(['host', 'expect', 'authorization', 'cookie', 'x-request-id', 'forwarded']);
 const INTERNAL_PREFIX = 'x-ordering-';
 
-/** The headers a registered propagator writes (none without OpenTelemetry: the no-op one). */
-function propagatedFields(): Set<string> {
-  return new Set(propagation.fields().map((f) => f.toLowerCase()));
-}
+/** The client's W3C trace context: never the platform's (see app.ts). */
+const CLIENT_TRACE_CONTEXT = new Set(['traceparent', 'tracestate', 'baggage']);
 const FORWARDED_PREFIX = 'x-forwarded-';
 
 /** Never copied from a service's response: the gateway's own values win. */
 const REPLACED_DOWNSTREAM = new Set([
   'x-request-id',
+  // The service names its own span; the client gets the gateway's, the root of the trace.
+  'traceresponse',
   'x-ratelimit-limit',
   'x-ratelimit-remaining',
   'x-ratelimit-reset',
@@ -64,12 +62,11 @@ export function upstreamRequestHeaders(
 ): Record<string, HeaderValue> {
   const incoming = req.headers;
   const listed = connectionListed(incoming.connection);
-  const propagated = propagatedFields();
   const out: Record<string, HeaderValue> = {};
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined) continue;
     if (HOP_BY_HOP.has(name) || REPLACED_UPSTREAM.has(name) || listed?.has(name)) continue;
-    if (propagated.has(name)) continue;
+    if (CLIENT_TRACE_CONTEXT.has(name)) continue;
     if (name.startsWith(INTERNAL_PREFIX) || name.startsWith(FORWARDED_PREFIX)) continue;
     out[name] = value;
   }

@@ -9,7 +9,7 @@ import { TestIssuer } from './test-issuer';
 export const IDENTITY_SECRET = 'test-identity-secret-of-at-least-32-characters';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-export const SERVICES = ['orders', 'catalog', 'customers', 'approvals', 'webhooks'] as const;
+export const SERVICES = ['orders', 'catalog', 'customers', 'approvals', 'webhooks', 'auth'] as const;
 export type Upstreams = Record<(typeof SERVICES)[number], RecordingUpstream>;
 
 export interface Harness {

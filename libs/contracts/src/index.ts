@@ -25,3 +25,4 @@ export * from './internal/catalog-pricing';
 export * from './internal/catalog-item-views';
 export * from './messages/catalog-item-change';
 export * from './internal/approval-chains';
+export * from './schemas/oauth-client-schemas';

@@ -1,7 +1,8 @@
 // The knex instance of a service: PostgreSQL through `pg`, named in pg_stat_activity after the
-// service, with a pool that holds no connection while idle.
+// service, with a pool that holds no connection while idle, and a span per query of a traced request.
 import type { ConnectionOptions } from 'node:tls';
 import knex, { type Knex } from 'knex';
+import { traceKnexQueries } from '@ordering/telemetry';
 import { databaseTlsFromEnv } from './database-tls';
 
 /** Where knex's own warnings go (a pino logger fits); default: knex prints them on the console. */
@@ -38,7 +39,7 @@ function startupOptions(settings: Record<string, string>): string {
 }
 
 export function createKnex(options: CreateKnexOptions): Knex {
-  return knex({
+  const db = knex({
     client: 'pg',
     connection: {
       connectionString: options.url,
@@ -50,6 +51,17 @@ export function createKnex(options: CreateKnexOptions): Knex {
     acquireConnectionTimeout: options.acquireConnectionTimeoutMs ?? 10_000,
     ...(options.logger ? { log: knexLog(options.logger) } : {}),
   });
+  // A span per query inside a traced request or message (libs/telemetry db-tracing.ts).
+  traceKnexQueries(db, { dbName: databaseNameOf(options.url) });
+  return db;
+}
+
+function databaseNameOf(url: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(url).pathname.slice(1)) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function knexLog(logger: DbLogger): Knex.Logger {

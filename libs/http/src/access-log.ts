@@ -4,7 +4,9 @@
 // hides that line. `req.log`, a child logger whose lines carry the request id, is created the first
 // time a route (or the error middleware) asks for it, not for every request.
 import type { Express, RequestHandler } from 'express';
+import { INVALID_TRACEID as INVALID_TRACE_ID } from '@opentelemetry/api';
 import type { Logger } from './logger';
+import { requestTelemetryOf } from './request-telemetry';
 
 /** Probes every few seconds would drown the log; their failures are still logged. */
 const QUIET_PATHS = new Set(['/healthz', '/readyz']);
@@ -35,9 +37,12 @@ export function accessLog(logger: Logger): RequestHandler {
       else if (QUIET_PATHS.has(pathOf(url))) return;
       else level = 'info';
       if (!lines.isLevelEnabled(level)) return;
+      // Written after the request's context ended: its trace id is taken from its span.
+      const traceId = requestTelemetryOf(req)?.span.spanContext().traceId;
       lines[level](
         {
           request_id: req.id,
+          ...(traceId && traceId !== INVALID_TRACE_ID ? { trace_id: traceId } : {}),
           req: { method: req.method, url, remoteAddress: req.socket?.remoteAddress },
           res: { statusCode: status },
           responseTime: Date.now() - startedAt,

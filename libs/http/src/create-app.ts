@@ -1,4 +1,5 @@
-// The Express app every service and the gateway start from: request id, access log, the refusal of
+// The Express app every service and the gateway start from: request id, the request's span and
+// metrics (traceresponse header), access log, the refusal of
 // unsafe text in the query string, JSON body (unsafe text and too deep nesting refused), health
 // routes, the caller's routes, a 404 for unknown paths and the one error middleware.
 import express from 'express';
@@ -10,7 +11,9 @@ import { DEFAULT_READINESS_TIMEOUT_MS, type ReadinessCheck, mountHealthRoutes } 
 import type { Logger } from './logger';
 import { jsonBody } from './json-body';
 import { assertSafeQuery } from './request-input';
+import { mountMetricsRoute } from './metrics-route';
 import { requestId } from './request-id';
+import { requestTelemetry } from './request-telemetry';
 
 export interface CreateAppOptions {
   service: string;
@@ -29,6 +32,11 @@ export interface CreateAppOptions {
    * has authenticated the request, so that the answer carries the rate-limit headers.
    */
   checkQuery?: boolean;
+  /**
+   * Continue the caller's trace (`traceparent`), default true: services are reached only through
+   * the gateway or each other. The gateway, facing the internet, starts a new trace per request.
+   */
+  trustIncomingTraceContext?: boolean;
   routes: (app: express.Express) => void;
 }
 
@@ -38,6 +46,7 @@ export function createApp(options: CreateAppOptions): express.Express {
   app.set('etag', false);
 
   app.use(requestId());
+  app.use(requestTelemetry({ trustIncomingContext: options.trustIncomingTraceContext ?? true }));
   provideRequestLogger(app, options.logger);
   app.use(accessLog(options.logger));
   // Before any route reads it: a NUL or a lone surrogate in the query is 422 naming the parameter.
@@ -50,6 +59,7 @@ export function createApp(options: CreateAppOptions): express.Express {
   if (options.bodyLimit !== false) app.use(jsonBody({ limit: options.bodyLimit ?? '1mb' }));
 
   mountHealthRoutes(app, options.readiness ?? [], options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS);
+  mountMetricsRoute(app);
   options.routes(app);
 
   app.use((req, _res, next) => {

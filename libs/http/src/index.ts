@@ -3,6 +3,8 @@ import './express-types';
 export * from './logger';
 export * from './request-id';
 export * from './access-log';
+export * from './request-telemetry';
+export * from './metrics-route';
 export * from './error-middleware';
 export * from './health-routes';
 export * from './create-app';

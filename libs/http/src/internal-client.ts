@@ -4,6 +4,7 @@
 // the caller's own client, so nothing half-done is reported as success.
 import { randomUUID } from 'node:crypto';
 import { UnavailableError } from '@ordering/errors';
+import { ATTR, recordError, startClientSpan } from '@ordering/telemetry';
 import { IDENTITY_HEADER, INTERNAL_SCOPE, signIdentity } from './identity';
 
 export interface InternalClientOptions {
@@ -49,11 +50,34 @@ export class InternalApiClient {
       },
       this.options.secret,
     );
+    // A CLIENT span whose traceparent the called service continues.
+    const { span, headers: trace } = startClientSpan(`${method} ${callee}`, { [ATTR.service]: callee });
+    try {
+      const answer = await this.send<T>(method, path, body, identity, trace);
+      if (span.isRecording()) span.setAttribute('http.response.status_code', answer.status);
+      return answer;
+    } catch (err) {
+      recordError(span, err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async send<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    identity: string,
+    trace: Record<string, string>,
+  ): Promise<InternalResponse<T>> {
+    const { callee } = this.options;
     let res: Response;
     try {
       res = await fetch(`${this.options.baseUrl}${path}`, {
         method,
         headers: {
+          ...trace,
           [IDENTITY_HEADER]: identity,
           accept: 'application/json',
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),

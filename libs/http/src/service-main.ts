@@ -1,6 +1,7 @@
 // One life cycle for every service. A service assembles itself (`build<Name>Service`) into entry
 // points plus the resources they share (database pool, health clients); `serviceMain` runs that
 // as the production process, `startInProcess` runs it inside a test or e2e harness.
+import { startTelemetry, telemetryEntryPoint } from '@ordering/telemetry';
 import { runService, type EntryPoint, type RunningService } from './entry-point';
 import { createLogger, type Logger } from './logger';
 
@@ -44,9 +45,16 @@ export function serviceMain<C extends { SERVICE_NAME: string; LOG_LEVEL: string 
   }
   const main = async () => {
     const config = loadConfig();
+    // Already started by `--require register-telemetry.js` in a container; started here otherwise.
+    startTelemetry({ service: config.SERVICE_NAME });
     const logger = createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
     const service = await build(config, { logger });
-    await runService({ service: config.SERVICE_NAME, logger, entryPoints: withResources(service) });
+    await runService({
+      service: config.SERVICE_NAME,
+      logger,
+      // First, so it stops last: the spans of the shutdown itself are flushed before the exit.
+      entryPoints: [telemetryEntryPoint(), ...withResources(service)],
+    });
   };
   main().catch((err: unknown) => {
     console.error(err);

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { InputError } from '@ordering/errors';
 import { identityOf, requestPath } from '@ordering/http';
 import { type IdempotencyStore, type StoredResponse, requestFingerprint } from './idempotency-store';
+import { nameCreatedResource } from '@ordering/telemetry';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -26,6 +27,7 @@ export async function respondIdempotently(
   const key = req.get(IDEMPOTENCY_KEY_HEADER);
   if (key === undefined) {
     const response = await create(async () => {});
+    nameCreatedResource(response.body);
     res.status(response.status).json(response.body);
     return;
   }
@@ -36,6 +38,7 @@ export async function respondIdempotently(
   const claim = await store.claim(scope, key, requestFingerprint(req.method, requestPath(req), req.body));
   if (claim.kind === 'replay') {
     res.setHeader('Idempotent-Replayed', 'true');
+    nameCreatedResource(claim.response.body);
     res.status(claim.response.status).json(claim.response.body);
     return;
   }
@@ -46,5 +49,6 @@ export async function respondIdempotently(
     await store.release(scope, key);
     throw err;
   }
+  nameCreatedResource(response.body);
   res.status(response.status).json(response.body);
 }

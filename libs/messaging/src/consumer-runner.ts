@@ -16,12 +16,13 @@ import {
   type EventType,
   type z,
 } from '@ordering/contracts';
-import { withConsumerSpan } from '@ordering/telemetry';
+import { ATTR, platformMetrics, withConsumerSpan } from '@ordering/telemetry';
 import { backoffDelay, Waker, type BackoffOptions } from './backoff';
 import { createOrderedProducer } from './create-kafka';
 import { deadLetterMessage, type DeadLetterReason } from './dead-letter';
 import type { EntryPoint } from './entry-point';
 import { INBOX_TABLE, purgeProcessedEvents } from './inbox-migration';
+import { observeConsumerLag, type LagGauge } from './lag-gauges';
 import { silentLogger, type MessagingLogger } from './logger';
 import { PermanentError } from './permanent-error';
 import { isTransientInfrastructureError } from './transient-errors';
@@ -138,6 +139,7 @@ class KafkaConsumerRunner implements ConsumerRunner {
   private readonly waker = new Waker();
   private joined!: Promise<void>;
   private lastInboxPurge = 0;
+  private lagGauge: LagGauge | undefined;
 
   constructor(private readonly options: ConsumerOptions) {
     this.name = options.name ?? `consumer:${options.groupId}`;
@@ -187,6 +189,7 @@ class KafkaConsumerRunner implements ConsumerRunner {
     await this.producer.connect();
     await consumer.connect();
     await consumer.subscribe({ topics: o.topics, fromBeginning: o.fromBeginning ?? true });
+    this.lagGauge ??= observeConsumerLag(o.kafka, o.groupId, o.topics);
     await consumer.run({
       autoCommit: true,
       partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
@@ -200,6 +203,8 @@ class KafkaConsumerRunner implements ConsumerRunner {
     this.waker.wake();
     const consumer = this.consumer;
     this.consumer = undefined;
+    await this.lagGauge?.remove();
+    this.lagGauge = undefined;
     await consumer.disconnect();
     await this.producer?.disconnect();
     this.producer = undefined;
@@ -231,13 +236,19 @@ class KafkaConsumerRunner implements ConsumerRunner {
       `${topic} process`,
       message.headers,
       async (span) => {
+        const counted = (outcome: string) =>
+          platformMetrics().consumerMessages.add(1, { group: this.options.groupId, topic, outcome });
+        const eventType = message.headers?.['event-type']?.toString();
+        if (eventType) span.setAttribute(ATTR.eventType, eventType);
         const preparation = this.prepare(topic, message);
-        if (preparation.kind === 'skip') return;
+        if (preparation.kind === 'skip') return counted('skipped');
         if (preparation.kind === 'dead') {
           span.setAttribute('ordering.dead_letter.reason', preparation.reason);
+          counted('dead_lettered');
           return this.deadLetter(topic, partition, message, preparation.reason, preparation.error, heartbeat);
         }
         span.setAttribute('messaging.message.id', preparation.prepared.id);
+        span.setAttribute(ATTR.eventId, preparation.prepared.id);
         const ctxBase = {
           headers: message.headers ?? {},
           topic,
@@ -246,6 +257,7 @@ class KafkaConsumerRunner implements ConsumerRunner {
           key: message.key?.toString() ?? null,
         };
         const outcome = await this.applyWithRetries(preparation.prepared, ctxBase, heartbeat);
+        counted(outcome ? 'dead_lettered' : 'applied');
         if (outcome) {
           span.setAttribute('ordering.dead_letter.reason', outcome.reason);
           await this.deadLetter(topic, partition, message, outcome.reason, outcome.error, heartbeat);

@@ -12,3 +12,4 @@ export * from './permanent-error';
 export * from './transient-errors';
 export * from './dead-letter';
 export * from './consumer-runner';
+export * from './lag-gauges';

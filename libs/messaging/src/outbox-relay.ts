@@ -7,8 +7,15 @@
 import type { Kafka, Message, Producer } from 'kafkajs';
 import type { Knex } from 'knex';
 import { safeParseEvent } from '@ordering/contracts';
-import { recordError, startProducerSpan, type ProducerSpan } from '@ordering/telemetry';
+import {
+  ATTR,
+  platformMetrics,
+  recordError,
+  startProducerSpan,
+  type ProducerSpan,
+} from '@ordering/telemetry';
 import { backoffDelay, Waker, type BackoffOptions } from './backoff';
+import { observeOutboxLag, type LagGauge } from './lag-gauges';
 import { createOrderedProducer } from './create-kafka';
 import type { EntryPoint } from './entry-point';
 import { silentLogger, type MessagingLogger } from './logger';
@@ -89,6 +96,7 @@ export class OutboxRelay implements EntryPoint {
   private stopping = false;
   private lastPurge = 0;
   private exclusiveTail: Promise<unknown> = Promise.resolve();
+  private lagGauge: LagGauge | undefined;
 
   constructor(options: OutboxRelayOptions) {
     this.knex = options.knex;
@@ -109,6 +117,7 @@ export class OutboxRelay implements EntryPoint {
     if (this.loop) return;
     this.stopping = false;
     this.lastPurge = Date.now();
+    this.lagGauge ??= observeOutboxLag(this.knex);
     await this.listen().catch((err: unknown) =>
       this.logger.warn({ err }, 'outbox relay cannot LISTEN; polling only until it can'),
     );
@@ -120,6 +129,8 @@ export class OutboxRelay implements EntryPoint {
    * flush() alone, without start()).
    */
   async stop(): Promise<void> {
+    await this.lagGauge?.remove();
+    this.lagGauge = undefined;
     if (this.loop) {
       this.stopping = true;
       this.waker.wake();
@@ -270,6 +281,8 @@ export class OutboxRelay implements EntryPoint {
           'messaging.destination.name': row.topic,
           'messaging.kafka.message.key': row.key,
           'messaging.message.id': row.event_id,
+          [ATTR.eventId]: row.event_id,
+          [ATTR.eventType]: row.event_type,
         });
         spans.push(produced);
         const messages = byTopic.get(row.topic) ?? [];
@@ -297,6 +310,7 @@ export class OutboxRelay implements EntryPoint {
           rows.map((r) => r.id),
         )
         .update({ published_at: trx.fn.now() });
+      platformMetrics().outboxPublished.add(rows.length);
       this.logger.debug({ published: rows.length }, 'outbox relay published');
       return { gotLock: true, published: rows.length };
     });

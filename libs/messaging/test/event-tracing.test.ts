@@ -55,6 +55,14 @@ it('the consumer span continues the trace of the request that enqueued the event
     });
     await relay.flush();
     await waitUntil(() => seen.length > 0, 15_000, 'the event consumed');
+    await waitUntil(
+      () =>
+        tracing
+          .spans()
+          .some((s) => s.kind === SpanKind.CONSUMER && s.spanContext().traceId === requestTraceId),
+      5_000,
+      'the consumer span ended',
+    );
 
     expect(seen).toEqual([{ traceId: requestTraceId }]);
     const spans = tracing.spans();
@@ -67,6 +75,22 @@ it('the consumer span continues the trace of the request that enqueued the event
     expect(producer.spanContext().traceId).toBe(requestTraceId);
     expect(producer.name).toBe(`${TOPICS.orders} publish`);
     expect(consumerSpan.parentSpanContext?.spanId).toBe(producer.spanContext().spanId);
+    // The queries of the traced work are spans of their own (knex query events), the outbox insert
+    // under the request's span and the inbox insert under the consumer's; the relay's polling is not.
+    const queries = spans.filter(
+      (s) => s.kind === SpanKind.CLIENT && s.spanContext().traceId === requestTraceId,
+    );
+    expect(queries.map((q) => q.name)).toEqual(
+      expect.arrayContaining(['INSERT outbox', 'INSERT processed_events']),
+    );
+    const inboxInsert = queries.find((q) => q.name === 'INSERT processed_events')!;
+    expect(inboxInsert.parentSpanContext?.spanId).toBe(consumerSpan.spanContext().spanId);
+    expect(inboxInsert.attributes['db.query.text']).toMatch(/^insert into "processed_events"/);
+    expect(inboxInsert.attributes['db.query.text']).not.toContain(orderId);
+    expect(consumerSpan.attributes['ordering.event_id']).toMatch(/^evt_/);
+    expect(
+      spans.filter((s) => s.kind === SpanKind.CLIENT && s.name.startsWith('SELECT outbox')),
+    ).toHaveLength(0);
     expect(consumerSpan.attributes).toMatchObject({
       'messaging.destination.name': TOPICS.orders,
       'messaging.system': 'kafka',

@@ -49,6 +49,11 @@ export interface OwnParts<P extends object> {
   kafka?: 'required' | 'degraded';
   /** The service publishes through its outbox: the relay runs unless OUTBOX_RELAY_ENABLED=false. */
   outbox?: boolean;
+  /**
+   * The JSON body limit of every route ('1mb' by default); `false` when the service mounts its own
+   * parsers (a larger limit for one operator route, say: jsonBody of @ordering/http).
+   */
+  bodyLimit?: string | false;
   /** Closes what the service's parts opened themselves (after every entry point stopped). */
   close?(): Promise<void>;
   /** Exposed on the assembled service, for its tests and harnesses. */
@@ -131,6 +136,7 @@ export async function assembleService<C extends ServiceConfig, P extends object>
       ...(own.readiness ?? []),
     ],
     routes: own.routes,
+    ...(own.bodyLimit === undefined ? {} : { bodyLimit: own.bodyLimit }),
   });
   const http = httpEntryPoint(app, { port: config.PORT, host: config.HOST, logger });
   // OUTBOX_RELAY_ENABLED=false runs a replica that serves requests but leaves publishing to another

@@ -18,7 +18,9 @@ export type MessageHeaders = Record<string, Buffer | string | (Buffer | string)[
 
 export const TRACE_HEADERS = ['traceparent', 'tracestate'] as const;
 
-const tracer = () => trace.getTracer('@ordering/telemetry');
+import { recordError, tracer } from './spans';
+
+export { recordError };
 
 function headerValue(value: Buffer | string | (Buffer | string)[] | undefined): string | undefined {
   const first = Array.isArray(value) ? value[0] : value;
@@ -64,11 +66,6 @@ async function runInSpan<T>(span: Span, ctx: Context, fn: () => Promise<T>): Pro
   } finally {
     span.end();
   }
-}
-
-export function recordError(span: Span, err: unknown): void {
-  span.recordException(err instanceof Error ? err : String(err));
-  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
 }
 
 /**

@@ -2,3 +2,4 @@ export * from './infrastructure';
 export * from './test-tokens';
 export * from './test-database';
 export * from './kafka-test-client';
+export * from './catalog-stand-in';

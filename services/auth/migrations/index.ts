@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { Migration } from '@ordering/db';
 import { inboxMigration, outboxMigration } from '@ordering/messaging';
+import { addClientSecretRotation } from './client-secret-rotation-migration';
 import { createIdentityProviders } from './create-identity-providers-migration';
 
 const createOidcPayloads: Migration = {
@@ -85,4 +86,5 @@ export const migrations: Migration[] = [
   createOauthClients,
   createSigningKeys,
   createIdentityProviders,
+  addClientSecretRotation,
 ];

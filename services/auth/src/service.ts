@@ -35,6 +35,7 @@ import { createOidcProvider } from './entry-points/http/oidc-provider-factory';
 import { mountOidcProvider } from './entry-points/http/oidc-provider-routes';
 import { mountOAuthInputGuard } from './entry-points/http/oauth-input-guard';
 import { mountTokenRoutes } from './entry-points/http/token-routes';
+import { oauthClientRoutes } from './entry-points/http/oauth-client-routes';
 import { userEventsConsumer } from './entry-points/messaging/user-events-consumer';
 import { migrations } from '../migrations';
 
@@ -177,6 +178,15 @@ export async function buildAuthService(
       routes: (a) => {
         if (config.TRUST_PROXY) a.set('trust proxy', true);
         mountOAuthInputGuard(a);
+        a.use(
+          oauthClientRoutes({
+            clients,
+            customers,
+            secretKey: config.CLIENT_SECRET_KEY,
+            identitySecret: config.INTERNAL_IDENTITY_SECRET,
+            now: () => new Date(),
+          }),
+        );
         mountTokenRoutes(a, {
           clients,
           clientSecretKey: config.CLIENT_SECRET_KEY,

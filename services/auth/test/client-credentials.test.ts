@@ -160,7 +160,7 @@ describe('client credentials', () => {
     expect(JSON.stringify(row)).not.toContain(clientSecret!);
     expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
 
-    const fresh = await rotateClientSecret(
+    const { secret: fresh } = await rotateClientSecret(
       {
         clients: new ClientRepository(h.db.knex),
         secretKey: h.config.CLIENT_SECRET_KEY,

@@ -2,5 +2,6 @@
 import type { Migration } from '@ordering/db';
 import { outboxMigration } from '@ordering/messaging';
 import { catalogMigration } from './catalog-migration';
+import { nameSearchMigration } from './name-search-migration';
 
-export const migrations: Migration[] = [outboxMigration, catalogMigration];
+export const migrations: Migration[] = [outboxMigration, catalogMigration, nameSearchMigration];

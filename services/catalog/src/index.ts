@@ -1,5 +1,5 @@
 export * from './config';
 export * from './service';
 export { catalogCommand } from './entry-points/cli/catalog-command';
-export { CatalogAdminClient } from './entry-points/cli/catalog-admin-client';
+export { CatalogAdminClient, CatalogAdminError } from './entry-points/cli/catalog-admin-client';
 export { migrations } from '../migrations';

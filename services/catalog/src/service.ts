@@ -41,6 +41,7 @@ export function buildCatalogService(
       return {
         // Without Kafka the catalog still serves and changes: change messages wait in the outbox.
         outbox: true,
+        bodyLimit: false,
         routes: (app) => mountRoutes(app, { useCases, identitySecret: config.INTERNAL_IDENTITY_SECRET }),
         parts: { useCases },
       };

@@ -3,6 +3,7 @@ import type { Migration } from '@ordering/db';
 import { idempotencyMigration } from '@ordering/idempotency';
 import { inboxMigration } from '@ordering/messaging';
 import { accountEventsMigration } from './account-events-migration';
+import { deliveryTraceMigration } from './delivery-trace-migration';
 import { webhooksMigration } from './webhooks-migration';
 
 export const migrations: Migration[] = [
@@ -10,4 +11,5 @@ export const migrations: Migration[] = [
   accountEventsMigration,
   idempotencyMigration,
   webhooksMigration,
+  deliveryTraceMigration,
 ];

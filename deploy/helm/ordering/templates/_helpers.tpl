@@ -54,9 +54,11 @@ inline env (the migration Job, which runs before the release's ConfigMaps exist)
 {{- $_ := set $env "OTEL_EXPORTER_OTLP_ENDPOINT" $v.telemetry.otlpEndpoint -}}
 {{- $_ := set $env "OTEL_EXPORTER_OTLP_PROTOCOL" "http/protobuf" -}}
 {{- $_ := set $env "OTEL_TRACES_EXPORTER" "otlp" -}}
-{{- $_ := set $env "OTEL_METRICS_EXPORTER" "otlp" -}}
-{{- $_ := set $env "OTEL_LOGS_EXPORTER" "none" -}}
+{{- $_ := set $env "OTEL_TRACES_SAMPLER" "parentbased_traceidratio" -}}
+{{- $_ := set $env "OTEL_TRACES_SAMPLER_ARG" (toString $v.telemetry.sampleRatio) -}}
 {{- $_ := set $env "OTEL_PROPAGATORS" "tracecontext,baggage" -}}
+{{- /* Metrics are scraped by Prometheus from this port, never the API port. */ -}}
+{{- $_ := set $env "METRICS_PORT" (toString $v.metrics.port) -}}
 {{- range $k, $val := $v.telemetry.env }}{{ $_ := set $env $k (toString $val) }}{{ end -}}
 {{- if $p.needs.kafka -}}
 {{- $_ := set $env "KAFKA_BROKERS" $v.kafka.brokers -}}
@@ -85,9 +87,12 @@ inline env (the migration Job, which runs before the release's ConfigMaps exist)
 {{- define "ordering.secretEnv" -}}
 {{- $v := .root.Values -}}
 {{- $p := .p -}}
+{{- /* The portal calls only the public API, with its users' tokens: it never holds the internal secret. */ -}}
+{{- if ne $p.component "portal" }}
 - name: INTERNAL_IDENTITY_SECRET
   valueFrom:
     secretKeyRef: { name: {{ $v.internalIdentity.secretName }}, key: {{ $v.internalIdentity.secretKey }} }
+{{- end }}
 {{- if $p.needs.postgresql }}
 - name: DATABASE_URL
   valueFrom:

@@ -1,4 +1,5 @@
 import { Money, Timestamp, UserRef } from './common-schemas';
+import { ApprovalChainStep } from './customer-schemas';
 import { z } from '../zod';
 import { requestObject } from './request-object';
 
@@ -36,3 +37,20 @@ export const RejectRequest = requestObject({ reason: z.string().min(1).max(1000)
   description: 'Body of POST /v1/approvals/{approval_id}/reject',
 });
 export type RejectRequest = z.infer<typeof RejectRequest>;
+
+export const ApprovalPreview = z
+  .looseObject({
+    object: z.literal('approval_preview'),
+    cust_id: z.string(),
+    total: Money,
+    approval_required_over: Money.nullable(),
+    requires_approval: z.boolean(),
+    chain: z
+      .array(ApprovalChainStep)
+      .openapi({ description: 'The steps the order would walk (empty when no approval is needed)' }),
+    inherited_from: z.string().nullable().openapi({ description: 'The account whose chain would apply' }),
+  })
+  .openapi('ApprovalPreview', {
+    description: 'Whether a draft order would need approval, its total and its chain; nothing is created',
+  });
+export type ApprovalPreview = z.infer<typeof ApprovalPreview>;

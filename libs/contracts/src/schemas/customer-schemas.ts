@@ -47,6 +47,10 @@ export const ApprovalChain = z
     object: z.literal('approval_chain'),
     cust_id: z.string(),
     steps: z.array(ApprovalChainStep),
+    inherited_from: z.string().nullable().optional().openapi({
+      description:
+        'The account whose chain applies (this account or its nearest ancestor with one); null when none does',
+    }),
   })
   .openapi('ApprovalChain', { description: "A customer account's ordered list of approval steps" });
 export type ApprovalChain = z.infer<typeof ApprovalChain>;

@@ -2,7 +2,7 @@
 // parameters of each list endpoint (decisions.md "Pagination", "Orders", "Accounts and reach",
 // "Users"). The query schemas describe the decoded values (a boolean is sent as `true`/`false`,
 // numbers as decimal digits); they are what the OpenAPI document shows for each parameter.
-import { Approval } from './approval-schemas';
+import { APPROVAL_STATUSES, Approval } from './approval-schemas';
 import { CatalogItem } from './catalog-schemas';
 import { Timestamp, listOf } from './common-schemas';
 import { Customer } from './customer-schemas';
@@ -51,19 +51,36 @@ export const ListOrdersQuery = z
 export const ListCatalogItemsQuery = z
   .object({
     cust_id: custIdFilter.openapi({
-      description: 'The account whose catalog (visibility, pricing) is listed',
+      description: 'The account whose catalog (visibility, pricing, availability) is listed',
     }),
-    category_id: z.string().min(1).optional(),
-    q: z
+    category_id: z
       .string()
       .min(1)
       .optional()
-      .openapi({ description: 'Full-text search over name, description and SKU' }),
+      .openapi({ description: 'The category and all its sub-categories; unknown: 422 invalid_value' }),
+    q: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({
+        description:
+          'Full-text search over name, description and SKU (English stems, near spellings of name words ' +
+          'tolerated), ranked: the exact item code, then name matches, then description matches, then ' +
+          'near spellings; by item code within each',
+      }),
     available: z.boolean().optional().openapi({
-      description: '`true` excludes discontinued or out-of-stock items',
+      description: '`true` excludes discontinued or out-of-stock items; `false` lists only those',
     }),
   })
   .extend(PaginationQuery.shape);
+
+/** GET /v1/catalog/items/{id}: the account whose view is shown. */
+export const RetrieveCatalogItemQuery = z.object({
+  cust_id: z.string().min(1).optional().openapi({
+    description: "The account whose view (pricing, availability) is shown; default the token's own account",
+  }),
+});
 
 export const ListCustomersQuery = z
   .object({
@@ -83,10 +100,14 @@ export const ListUsersQuery = z
 
 export const ListApprovalsQuery = z
   .object({
-    approver: z
-      .string()
-      .min(1)
-      .openapi({ description: 'Login of the approver whose pending queue is listed' }),
+    approver: z.string().min(1).openapi({
+      description:
+        "Login of the approver whose queue is listed: the token's own login, or with `admin:all` any approver's of the account tree",
+    }),
+    status: z
+      .enum(APPROVAL_STATUSES)
+      .optional()
+      .openapi({ description: 'Approvals in this status (default `pending`)' }),
   })
   .extend(PaginationQuery.shape);
 

@@ -18,6 +18,9 @@ interface ClientRow {
   status: ClientStatus;
   created_at: Date;
   secret_rotated_at: Date | null;
+  previous_secret_hash: string | null;
+  previous_secret_expires_at: Date | null;
+  all_accounts: boolean;
   disabled_at: Date | null;
 }
 
@@ -35,6 +38,9 @@ function toClient(row: ClientRow): OAuthClient {
     status: row.status,
     createdAt: row.created_at,
     secretRotatedAt: row.secret_rotated_at,
+    previousSecretHash: row.previous_secret_hash,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    allAccounts: row.all_accounts,
     disabledAt: row.disabled_at,
   };
 }
@@ -56,6 +62,9 @@ export class ClientRepository {
       status: client.status,
       created_at: client.createdAt,
       secret_rotated_at: client.secretRotatedAt,
+      previous_secret_hash: client.previousSecretHash,
+      previous_secret_expires_at: client.previousSecretExpiresAt,
+      all_accounts: client.allAccounts,
       disabled_at: client.disabledAt,
     });
   }
@@ -73,9 +82,32 @@ export class ClientRepository {
     return rows.map(toClient);
   }
 
+  /** A page of the clients of `custIds` (platform clients never), by client id, after `afterClientId`. */
+  async listOfAccounts(
+    custIds: string[],
+    page: { afterClientId?: string; limit: number },
+  ): Promise<OAuthClient[]> {
+    const q = this.knex(CLIENTS_TABLE)
+      .whereRaw('lower(cust_id) = any(?)', [custIds.map((c) => c.toLowerCase())])
+      .where({ all_accounts: false })
+      .orderBy('client_id')
+      .limit(page.limit);
+    if (page.afterClientId !== undefined) void q.where('client_id', '>', page.afterClientId);
+    return ((await q) as ClientRow[]).map(toClient);
+  }
+
   /** Replaces what a registration says (not the secret); re-enables the client. */
   async updateRegistration(
-    client: Omit<OAuthClient, 'secretHash' | 'createdAt' | 'secretRotatedAt' | 'disabledAt' | 'status'>,
+    client: Omit<
+      OAuthClient,
+      | 'secretHash'
+      | 'createdAt'
+      | 'secretRotatedAt'
+      | 'disabledAt'
+      | 'status'
+      | 'previousSecretHash'
+      | 'previousSecretExpiresAt'
+    >,
   ): Promise<boolean> {
     const n = await this.knex(CLIENTS_TABLE)
       .where({ client_id: client.clientId })
@@ -87,17 +119,31 @@ export class ClientRepository {
         scopes: JSON.stringify(client.scopes),
         cust_id: client.custId,
         login: client.login,
+        all_accounts: client.allAccounts,
         status: 'active',
         disabled_at: null,
       });
     return n > 0;
   }
 
-  /** Replaces the secret hash; false when the client does not exist. */
-  async setSecretHash(clientId: string, secretHash: string, at: Date): Promise<boolean> {
+  /**
+   * Replaces the secret hash, keeping `previous` (the old hash and when it stops working) or none;
+   * false when the client does not exist.
+   */
+  async setSecretHash(
+    clientId: string,
+    secretHash: string,
+    at: Date,
+    previous?: { previousSecretHash: string; previousSecretExpiresAt: Date },
+  ): Promise<boolean> {
     const n = await this.knex(CLIENTS_TABLE)
       .where({ client_id: clientId })
-      .update({ secret_hash: secretHash, secret_rotated_at: at });
+      .update({
+        secret_hash: secretHash,
+        secret_rotated_at: at,
+        previous_secret_hash: previous?.previousSecretHash ?? null,
+        previous_secret_expires_at: previous?.previousSecretExpiresAt ?? null,
+      });
     return n > 0;
   }
 

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { signIdentity } from '@ordering/http';
 import { UnavailableError } from '@ordering/errors';
+import { ATTR, withClientSpan } from '@ordering/telemetry';
 
 export interface ShopperRecord {
   object: 'user';
@@ -104,16 +105,20 @@ export class HttpCustomersClient implements CustomersClient {
       this.secret,
     );
     try {
-      return await fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers: {
-          'x-ordering-identity': identity,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      // A CLIENT span whose traceparent the customers service continues.
+      return await withClientSpan(`${method} customers`, { [ATTR.service]: 'customers' }, (trace) =>
+        fetch(`${this.baseUrl}${path}`, {
+          method,
+          headers: {
+            ...trace,
+            'x-ordering-identity': identity,
+            accept: 'application/json',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal: AbortSignal.timeout(this.timeoutMs),
+        }),
+      );
     } catch (cause) {
       throw Object.assign(new UnavailableError('The customers service is unavailable'), { cause });
     }

@@ -1,8 +1,10 @@
 // Client authentication for the endpoints this service answers itself (introspection and
 // revocation of JWT access tokens): HTTP Basic or client_secret_post, secret checked against its
-// HMAC, disabled clients refused.
+// HMAC (the current secret, or the previous one for 24 h after a rotation), disabled clients and
+// secrets past their due date refused.
 import type { ClientRepository } from '../data-access/client-repository';
 import { secretMatches } from './client-secret';
+import { EXPIRED_SECRET_DESCRIPTION, acceptedSecretHashes } from './client-secret-policy';
 import type { OAuthClient } from './oauth-client';
 import { OAuthError, invalidClient } from './oauth-error';
 
@@ -27,7 +29,7 @@ function fromBasic(header: string): { id: string; secret: string } {
 }
 
 export async function authenticateClient(
-  deps: { clients: ClientRepository; secretKey: string; issuer: string },
+  deps: { clients: ClientRepository; secretKey: string; issuer: string; now?: () => Date },
   input: ClientCredentialsInput,
 ): Promise<OAuthClient> {
   let id: string | undefined;
@@ -51,7 +53,10 @@ export async function authenticateClient(
     if (secret) throw invalidClient(deps.issuer, 'this client has no secret');
     return client;
   }
-  if (!secret || !secretMatches(deps.secretKey, secret, client.secretHash))
+  const accepted = acceptedSecretHashes(client, deps.now?.() ?? new Date());
+  if (client.secretHash && accepted.length === 0)
+    throw invalidClient(deps.issuer, EXPIRED_SECRET_DESCRIPTION);
+  if (!secret || !accepted.some((hash) => secretMatches(deps.secretKey, secret, hash)))
     throw invalidClient(deps.issuer, 'invalid secret provided');
   return client;
 }

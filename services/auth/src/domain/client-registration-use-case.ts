@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@ordering/errors';
 import type { ClientRepository } from '../data-access/client-repository';
 import { generateClientSecret, hashClientSecret } from './client-secret';
+import { previousAfterRotation } from './client-secret-policy';
 import { validateRegistration, type ClientRegistration, type OAuthClient } from './oauth-client';
 import { revokeClient, revokeGrant, type RevocationDeps } from './revocation-use-case';
 
@@ -41,21 +42,44 @@ export async function registerClient(
     status: 'active',
     createdAt: now,
     secretRotatedAt: secret ? now : null,
+    previousSecretHash: null,
+    previousSecretExpiresAt: null,
+    allAccounts: input.allAccounts ?? false,
     disabledAt: null,
   };
   await deps.clients.insert(client);
   return { client, clientSecret: secret };
 }
 
-/** A new secret replaces the old one at once (the old one stops working). */
-export async function rotateClientSecret(deps: ClientRegistrationDeps, clientId: string): Promise<string> {
+/**
+ * A new secret, shown this once. `overlap: false` (the operator CLI, a leaked secret): the old one
+ * stops working at once. `overlap: true` (the API): it keeps working for 24 h, never past its own
+ * due date (client-secret-policy.ts); a secret replaced earlier than that stops at once.
+ */
+export async function rotateClientSecret(
+  deps: ClientRegistrationDeps,
+  clientId: string,
+  options: { overlap: boolean } = { overlap: false },
+): Promise<{ secret: string; client: OAuthClient }> {
   const client = await deps.clients.find(clientId);
   if (!client) throw new NotFoundError(`No client ${clientId}`, 'client_id');
   if (client.type === 'native')
     throw new ConflictError('client_has_no_secret', `client ${clientId} is public: it has no secret`);
   const secret = generateClientSecret();
-  await deps.clients.setSecretHash(clientId, hashClientSecret(deps.secretKey, secret), deps.now());
-  return secret;
+  const now = deps.now();
+  const previous = options.overlap ? previousAfterRotation(client, now) : undefined;
+  const secretHash = hashClientSecret(deps.secretKey, secret);
+  await deps.clients.setSecretHash(clientId, secretHash, now, previous);
+  return {
+    secret,
+    client: {
+      ...client,
+      secretHash,
+      secretRotatedAt: now,
+      previousSecretHash: previous?.previousSecretHash ?? null,
+      previousSecretExpiresAt: previous?.previousSecretExpiresAt ?? null,
+    },
+  };
 }
 
 export interface ClientDisablingDeps extends ClientRegistrationDeps {

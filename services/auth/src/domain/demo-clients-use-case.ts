@@ -7,6 +7,7 @@ import {
   rotateClientSecret,
   type ClientRegistrationDeps,
 } from './client-registration-use-case';
+import { hashClientSecret } from './client-secret';
 import type { ClientRegistration } from './oauth-client';
 import { API_SCOPES } from './scopes';
 
@@ -84,8 +85,9 @@ export async function ensureDemoClients(
         scopes: registration.scopes,
         custId: registration.custId,
         login: registration.login,
+        allAccounts: registration.allAccounts ?? false,
       });
-      secret = await rotateClientSecret(deps, registration.clientId!);
+      secret = (await rotateClientSecret(deps, registration.clientId!)).secret;
     }
     result.push({
       client_id: registration.clientId!,
@@ -97,4 +99,56 @@ export async function ensureDemoClients(
     });
   }
   return result;
+}
+
+/** The developer portal's client in the local stack: a platform client with a known local secret. */
+export interface PortalClientRegistration {
+  clientId: string;
+  secret: string;
+  redirectUri: string;
+}
+
+export const PORTAL_CLIENT_SCOPES = ['openid', 'profile', 'admin:all'];
+
+/**
+ * Registers (or re-registers) the portal's first-party platform client with the given secret, so
+ * that the local portal process, started with the same secret, can sign admins in. Production
+ * registers it with the operator CLI (`--all-accounts --first-party`) and keeps the printed secret.
+ */
+export async function ensurePortalClient(
+  deps: ClientRegistrationDeps,
+  portal: PortalClientRegistration,
+): Promise<void> {
+  const registration: ClientRegistration = {
+    clientId: portal.clientId,
+    name: 'Developer portal',
+    type: 'web',
+    firstParty: true,
+    allAccounts: true,
+    redirectUris: [portal.redirectUri],
+    scopes: PORTAL_CLIENT_SCOPES,
+    custId: 'PLATFORM',
+    login: 'developer-portal',
+  };
+  try {
+    await registerClient(deps, registration);
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err;
+    await deps.clients.updateRegistration({
+      clientId: portal.clientId,
+      name: registration.name,
+      type: registration.type,
+      firstParty: true,
+      allAccounts: true,
+      redirectUris: [portal.redirectUri],
+      scopes: PORTAL_CLIENT_SCOPES,
+      custId: registration.custId,
+      login: registration.login,
+    });
+  }
+  await deps.clients.setSecretHash(
+    portal.clientId,
+    hashClientSecret(deps.secretKey, portal.secret),
+    deps.now(),
+  );
 }

@@ -1,5 +1,6 @@
 // A registered OAuth client and the rules of its registration.
 import { InputError } from '@ordering/errors';
+import { secretMetadata } from './client-secret-policy';
 import { isKnownScope } from './scopes';
 
 /**
@@ -27,7 +28,13 @@ export interface OAuthClient {
   secretHash: string | null;
   status: ClientStatus;
   createdAt: Date;
+  /** When the current secret was issued; it falls due 180 days later (client-secret-policy.ts). */
   secretRotatedAt: Date | null;
+  /** The secret replaced by the last rotation through the API, accepted until its expiry. */
+  previousSecretHash: string | null;
+  previousSecretExpiresAt: Date | null;
+  /** A platform client (the developer portal): signs in users of every account, not one tree. */
+  allAccounts: boolean;
   disabledAt: Date | null;
 }
 
@@ -41,6 +48,8 @@ export interface ClientRegistration {
   login: string;
   /** Chosen id (seeders, tests); default a random `cl_...`. */
   clientId?: string;
+  /** A platform client that signs in users of every account (operator CLI only). */
+  allAccounts?: boolean;
 }
 
 /** Validates a registration; throws InputError naming the offending field. */
@@ -80,18 +89,19 @@ export function validateRegistration(input: ClientRegistration): void {
 }
 
 /** The client as oidc-provider's client metadata (secret = its HMAC, see client-secret.ts). */
-export function toProviderMetadata(client: OAuthClient): Record<string, unknown> {
+export function toProviderMetadata(client: OAuthClient, now: Date): Record<string, unknown> {
   const codeFlow = client.type !== 'service';
   return {
     client_id: client.clientId,
     client_name: client.name,
-    ...(client.secretHash ? { client_secret: client.secretHash } : {}),
+    ...secretMetadata(client, now),
     token_endpoint_auth_method: client.type === 'native' ? 'none' : 'client_secret_basic',
     grant_types: codeFlow ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
     response_types: codeFlow ? ['code'] : [],
     redirect_uris: client.redirectUris,
     scope: client.scopes.join(' '),
     first_party: client.firstParty,
+    all_accounts: client.allAccounts,
     cust_id: client.custId,
     login: client.login,
     ...(client.type === 'native' ? { application_type: 'native' } : {}),

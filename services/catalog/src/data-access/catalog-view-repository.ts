@@ -10,7 +10,7 @@ import type { AccountItemRow, AccountTerms } from '../domain/catalog-item';
 
 /** Position after the last row of a page: by item code when browsing, by rank when searching. */
 export type ListCursor =
-  { kind: 'browse'; itemCode: string } | { kind: 'search'; tier: number; score: number; id: string };
+  { kind: 'browse'; itemCode: string } | { kind: 'search'; tier: number; itemCode: string };
 
 export interface ListQuery {
   /** The category and every category below it. */
@@ -21,7 +21,7 @@ export interface ListQuery {
   limit: number;
 }
 
-export type RankedRow = AccountItemRow & { tier?: number; score?: number };
+export type RankedRow = AccountItemRow & { tier?: number };
 
 const ITEM_COLUMNS = `i.id, i.item_code, i.name, i.description, i.category_id, c.name as category_name,
   i.flags, i.images, i.lead_time_days,
@@ -59,8 +59,6 @@ const VISIBLE = `(not i.restricted or exists (
     select 1 from item_visibility v where v.item_id = i.id and v.cust_id = any(?::text[])))
   and (pl.tiers is not null or i.currency = ?)`;
 
-const AVAILABLE = `(i.lifecycle = 'active' and i.stock_state <> 'out_of_stock' and coalesce(av.available, true))`;
-
 /**
  * Session settings the search relies on: a query word counts as a typo of a name's word from a
  * trigram word similarity of 0.5 ("stapeler" ~ "Stapler" is 0.55; pg_trgm's default 0.6 misses it).
@@ -74,80 +72,87 @@ export class CatalogViewRepository {
     return [account.lineage, account.currency, account.lineage];
   }
 
-  /** One page of the account's catalog (limit + 1 rows: the extra says there is more). */
+  /**
+   * One page of the account's catalog (limit + 1 rows: the extra says there is more). Two steps in
+   * one statement: the page's ids are chosen with cheap conditions only (visibility, currency,
+   * category, availability, the search match and its rank), then the account's terms (its price
+   * list tiers, its availability) are resolved for those rows alone.
+   */
   async list(account: AccountTerms, query: ListQuery): Promise<RankedRow[]> {
-    const filters: string[] = [VISIBLE];
+    const filters: string[] = [
+      `(not i.restricted or exists (
+         select 1 from item_visibility v where v.item_id = i.id and v.cust_id = any(?::text[])))`,
+      `(i.currency = ? or exists (
+         select 1 from lists join price_list_items e on e.price_list_id = lists.price_list_id and e.item_id = i.id))`,
+    ];
     const bindings: Binding[] = [account.lineage, account.currency];
     if (query.categoryIds) {
       filters.push('i.category_id = any(?::text[])');
       bindings.push(query.categoryIds);
     }
     if (query.available !== undefined) {
-      filters.push(`${AVAILABLE} = ?`);
+      filters.push(`(i.lifecycle = 'active' and i.stock_state <> 'out_of_stock' and coalesce((
+         select r.available from lin join availability_rules r on r.cust_id = lin.cust_id and r.item_id = i.id
+         order by lin.depth limit 1), true)) = ?`);
       bindings.push(query.available);
     }
-    if (query.q === undefined) return this.browse(account, filters, bindings, query);
-    return this.search(account, query.q, filters, bindings, query);
+    const page =
+      query.q === undefined
+        ? this.browsePage(filters, bindings, query)
+        : this.searchPage(query.q, filters, bindings, query);
+    const sql = `${TERMS_CTE}, page as (${page.sql})
+      select ${ITEM_COLUMNS}${query.q === undefined ? '' : ', page.tier'}
+      from page join items i on i.id = page.id ${TERMS_JOINS}
+      order by ${page.order}`;
+    const { rows } = await this.knex.raw(sql, [...this.termsBindings(account), ...page.bindings]);
+    return rows as RankedRow[];
   }
 
-  private async browse(
-    account: AccountTerms,
-    filters: string[],
-    bindings: Binding[],
-    query: ListQuery,
-  ): Promise<RankedRow[]> {
-    if (query.after?.kind === 'browse') {
-      filters.push('i.item_code > ?');
-      bindings.push(query.after.itemCode);
-    }
-    const sql = `${TERMS_CTE}
-      select ${ITEM_COLUMNS} from items i ${TERMS_JOINS}
-      where ${filters.join(' and ')}
-      order by i.item_code limit ?`;
-    const { rows } = await this.knex.raw(sql, [...this.termsBindings(account), ...bindings, query.limit]);
-    return rows as RankedRow[];
+  private browsePage(filters: string[], bindings: Binding[], query: ListQuery) {
+    const after = query.after?.kind === 'browse' ? query.after : undefined;
+    return {
+      sql: `select i.id, i.item_code from items i
+        where ${[...filters, ...(after ? ['i.item_code > ?'] : [])].join(' and ')}
+        order by i.item_code limit ?`,
+      bindings: [...bindings, ...(after ? [after.itemCode] : []), query.limit],
+      order: 'page.item_code',
+    };
   }
 
   /**
-   * Ranked: tier 0 an exact item code, 1 a match in code or name, 2 in the description, 3 a typo of
-   * a word of the name (trigram word similarity); within a tier by ts_rank (or similarity), then id.
+   * Ranked in tiers, each found on its own index and ordered by item code within: 0 the exact item
+   * code, 1 a full-text match (English stems) in the code or name, 2 one in the description only,
+   * 3 a typo of a word of the name (pg_trgm word similarity). The tiers are branches of one UNION
+   * ALL under the page's LIMIT, so a later tier is not even searched once earlier ones fill the page.
    */
-  private async search(
-    account: AccountTerms,
-    q: string,
-    filters: string[],
-    bindings: Binding[],
-    query: ListQuery,
-  ): Promise<RankedRow[]> {
+  private searchPage(q: string, filters: string[], bindings: Binding[], query: ListQuery) {
     const after = query.after?.kind === 'search' ? query.after : undefined;
-    const sql = `${TERMS_CTE}, query as materialized (select websearch_to_tsquery('english', ?) as tsq)
-      select * from (
-        select ${ITEM_COLUMNS},
-          case when lower(i.item_code) = lower(?) then 0
-               when ts_filter(i.search, '{a,b}') @@ query.tsq then 1
-               when i.search @@ query.tsq then 2
-               else 3 end as tier,
-          case when i.search @@ query.tsq then ts_rank(i.search, query.tsq)::float8
-               else word_similarity(?, i.name)::float8 end as score
-        from query, items i ${TERMS_JOINS}
-        where (lower(i.item_code) = lower(?) or i.search @@ query.tsq or ? <% i.name)
-          and ${filters.join(' and ')}
-      ) ranked
-      ${after ? 'where (tier, -score, id) > (?, ?, ?)' : ''}
-      order by tier, score desc, id limit ?`;
-    const all = [
-      ...this.termsBindings(account),
-      q,
-      q,
-      q,
-      q,
-      q,
-      ...bindings,
-      ...(after ? [after.tier, -after.score, after.id] : []),
-      query.limit,
+    const tsq = `websearch_to_tsquery('english', ?)`;
+    const notCode = 'lower(i.item_code) <> lower(?)';
+    const tiers: { match: string; matchBindings: Binding[] }[] = [
+      { match: 'lower(i.item_code) = lower(?)', matchBindings: [q] },
+      { match: `i.name_search @@ ${tsq} and ${notCode}`, matchBindings: [q, q] },
+      {
+        match: `i.search @@ ${tsq} and not (i.name_search @@ ${tsq}) and ${notCode}`,
+        matchBindings: [q, q, q],
+      },
+      { match: `? <% i.name and not (i.search @@ ${tsq}) and ${notCode}`, matchBindings: [q, q, q] },
     ];
-    const { rows } = await this.knex.raw(sql, all);
-    return rows as RankedRow[];
+    const branches: string[] = [];
+    const all: Binding[] = [];
+    tiers.forEach(({ match, matchBindings }, tier) => {
+      if (after && tier < after.tier) return;
+      const resume = after && tier === after.tier ? [after.itemCode] : [];
+      const where = [match, ...filters, ...(resume.length ? ['i.item_code > ?'] : [])];
+      branches.push(`(select i.id, i.item_code, ${tier} as tier from items i
+        where ${where.join(' and ')} order by i.item_code limit ?)`);
+      all.push(...matchBindings, ...bindings, ...resume, query.limit);
+    });
+    return {
+      sql: `select * from (${branches.join(' union all ')}) tiers limit ?`,
+      bindings: [...all, query.limit],
+      order: 'page.tier, page.item_code',
+    };
   }
 
   /** Items by id or by item code, as the account sees them; absent when it cannot see them. */

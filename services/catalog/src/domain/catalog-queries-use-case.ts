@@ -165,6 +165,6 @@ function unpriced(
 
 function cursorOf(row: RankedRow, searching: boolean): ListCursor {
   return searching
-    ? { kind: 'search', tier: row.tier ?? 0, score: row.score ?? 0, id: row.id }
+    ? { kind: 'search', tier: row.tier ?? 0, itemCode: row.item_code }
     : { kind: 'browse', itemCode: row.item_code };
 }

@@ -36,11 +36,19 @@ const ASPECT_OF: Record<keyof ItemState, CatalogChangeAspect> = {
   stock_state: 'availability',
 };
 
+/** A field's value in one comparable form (tiers from jsonb come back with their keys reordered). */
+function comparable(field: keyof ItemState, value: unknown): string {
+  if (field === 'base_tiers') {
+    return JSON.stringify((value as { min_qty: number; amount: number }[]).map((t) => [t.min_qty, t.amount]));
+  }
+  return JSON.stringify(typeof value === 'string' ? value.trim() : value);
+}
+
 /** The aspects in which `after` differs from `before` (none: no event). */
 export function changedAspects(before: ItemState, after: ItemState): CatalogChangeAspect[] {
   const aspects = new Set<CatalogChangeAspect>();
   for (const field of Object.keys(ASPECT_OF) as (keyof ItemState)[]) {
-    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) aspects.add(ASPECT_OF[field]);
+    if (comparable(field, before[field]) !== comparable(field, after[field])) aspects.add(ASPECT_OF[field]);
   }
   return (['pricing', 'availability', 'description'] as const).filter((a) => aspects.has(a));
 }

@@ -23,6 +23,7 @@ export interface CatalogHarness {
   /** The gateway's URL. */
   url: string;
   catalogUrl: string;
+  customersUrl: string;
   secret: string;
   knex: Knex;
   catalog: CatalogAdminClient;
@@ -107,6 +108,7 @@ export async function startCatalogHarness(
   return {
     url: gateway.url,
     catalogUrl: service.url(),
+    customersUrl: customersService.url(),
     secret,
     knex: db.knex,
     catalog: new CatalogAdminClient({ baseUrl: service.url(), internalIdentitySecret: secret }),

@@ -12,11 +12,17 @@ import {
   startCustomersService,
 } from '@ordering/customers-service';
 import { signIdentity } from '@ordering/http';
-import { TEST_KAFKA_PORT, createTestDatabase, unique } from '@ordering/testing';
+
 import { migrations } from '../../migrations';
 import { loadOrdersConfig } from '../../src/config';
 import { type OrdersService, startOrdersService } from '../../src/service';
-import { type CatalogStandIn, startCatalogStandIn } from './catalog-stand-in';
+import {
+  TEST_KAFKA_PORT,
+  type CatalogStandIn,
+  createTestDatabase,
+  startCatalogStandIn,
+  unique,
+} from '@ordering/testing';
 
 export const brokers = process.env.KAFKA_BROKERS ?? `127.0.0.1:${TEST_KAFKA_PORT}`;
 

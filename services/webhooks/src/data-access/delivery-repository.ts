@@ -1,6 +1,7 @@
 // webhook_deliveries and their attempts: creation (fan-out, test, replay), the leased claim of due
 // deliveries by workers, and the batched record of attempt outcomes.
 import type { Knex } from 'knex';
+import { injectTraceHeaders } from '@ordering/telemetry';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
@@ -19,6 +20,8 @@ export interface DeliveryRow {
   first_attempt_at: Date | null;
   lease_owner: string | null;
   lease_until: Date | null;
+  /** W3C trace headers of the context the delivery was created in (its attempts join that trace). */
+  trace_context: Record<string, string> | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -66,14 +69,20 @@ type Db = Knex | Knex.Transaction;
 export class DeliveryRepository {
   constructor(private readonly knex: Knex) {}
 
-  /** Inserts deliveries; one already there for (event, subscription) is left as it is. */
+  /**
+   * Inserts deliveries; one already there for (event, subscription) is left as it is. Each keeps the
+   * trace context active now (the consumer's span of the event, or the request of a test delivery).
+   */
   async insert(db: Db, deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
+    const trace = injectTraceHeaders();
+    const traceContext = Object.keys(trace).length > 0 ? JSON.stringify(trace) : null;
     await db('webhook_deliveries')
       .insert(
         deliveries.map((d) => ({
           ...d,
           event: JSON.stringify(d.event),
+          trace_context: traceContext,
           status: 'pending',
           updated_at: d.created_at,
         })),

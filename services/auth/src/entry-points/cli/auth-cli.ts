@@ -20,7 +20,12 @@ import {
   rotateClientSecret,
   type ClientRegistrationDeps,
 } from '../../domain/client-registration-use-case';
-import { ensureDemoClients, type DemoClientCredentials } from '../../domain/demo-clients-use-case';
+import {
+  ensureDemoClients,
+  ensurePortalClient,
+  type DemoClientCredentials,
+  type PortalClientRegistration,
+} from '../../domain/demo-clients-use-case';
 import {
   addIdentityProvider,
   removeIdentityProvider,
@@ -87,6 +92,14 @@ export function registerDemoClients(
   });
 }
 
+/** The developer portal's client of the local stack, with the portal's local secret. */
+export function registerPortalClient(
+  source: NodeJS.ProcessEnv,
+  portal: PortalClientRegistration,
+): Promise<void> {
+  return withDatabase(source, (knex, cfg) => ensurePortalClient(registrationDeps(knex, cfg), portal));
+}
+
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 export function authCli(io: AuthCliIo = {}): Command {
@@ -117,6 +130,11 @@ export function authCli(io: AuthCliIo = {}): Command {
     .option('--redirect-uri <uri>', 'redirect URI (repeatable)', collect, [])
     .option('--first-party', 'skip the consent screen (our own applications)', false)
     .option('--client-id <id>', 'chosen client id (default: random)')
+    .option(
+      '--all-accounts',
+      'a platform client (the developer portal): signs in users of every account, not only the tree of --cust-id',
+      false,
+    )
     .action(
       async (opts: {
         name: string;
@@ -127,6 +145,7 @@ export function authCli(io: AuthCliIo = {}): Command {
         redirectUri: string[];
         firstParty: boolean;
         clientId?: string;
+        allAccounts: boolean;
       }) => {
         await withDatabase(source, async (knex, cfg) => {
           const { client, clientSecret } = await registerClient(registrationDeps(knex, cfg), {
@@ -137,6 +156,7 @@ export function authCli(io: AuthCliIo = {}): Command {
             login: opts.login,
             redirectUris: opts.redirectUri,
             firstParty: opts.firstParty,
+            allAccounts: opts.allAccounts,
             ...(opts.clientId ? { clientId: opts.clientId } : {}),
           });
           print({
@@ -148,6 +168,7 @@ export function authCli(io: AuthCliIo = {}): Command {
             login: client.login,
             redirect_uris: client.redirectUris,
             first_party: client.firstParty,
+            all_accounts: client.allAccounts,
           });
         });
       },
@@ -160,7 +181,7 @@ export function authCli(io: AuthCliIo = {}): Command {
     )
     .action(async (clientId: string) => {
       await withDatabase(source, async (knex, cfg) => {
-        const secret = await rotateClientSecret(registrationDeps(knex, cfg), clientId);
+        const { secret } = await rotateClientSecret(registrationDeps(knex, cfg), clientId);
         print({ client_id: clientId, client_secret: secret });
       });
     });

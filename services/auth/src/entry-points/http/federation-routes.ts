@@ -26,7 +26,7 @@ import {
   type PendingFederation,
 } from '../../domain/federated-sign-in-use-case';
 import { subjectInClientTree } from '../../domain/client-tree';
-import { clientName, csrfTokenFor, csrfValid, sendHtml } from './interaction-page';
+import { clientName, csrfTokenFor, csrfValid, redirectTargetOf, sendHtml } from './interaction-page';
 import { errorPage, federationRedirectPage, signInPage } from './sign-in-views';
 
 export const FEDERATION_CALLBACK_PATH = '/oauth/federation/callback';
@@ -102,6 +102,7 @@ export function mountFederationRoutes(app: Express, deps: FederationRoutesDeps):
         federationError,
         ...(email ? { email } : {}),
       }),
+      redirectTargetOf(details),
     );
   };
 
@@ -200,8 +201,7 @@ export function mountFederationRoutes(app: Express, deps: FederationRoutesDeps):
     }
     if (result.created) deps.logger.info({ sub: result.sub }, 'shopper provisioned just in time');
     const client = await provider.Client.find(String(details.params.client_id));
-    const clientCustId = (client as unknown as Record<string, unknown> | undefined)?.cust_id;
-    if (!(await subjectInClientTree(deps.federation.customers, clientCustId, result.sub))) {
+    if (!(await subjectInClientTree(deps.federation.customers, client, result.sub))) {
       deps.logger.info({ sub: result.sub }, 'federated sign-in refused: outside the client account tree');
       await signInAgain(
         res,

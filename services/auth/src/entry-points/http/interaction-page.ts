@@ -15,12 +15,31 @@ export function csrfValid(key: string, uid: string, given: unknown): boolean {
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }
 
-export function sendHtml(res: Response, status: number, html: string): void {
+/**
+ * Where a sign-in or consent form's submission may end up: the client's redirect URI (its origin, or
+ * its scheme for a native app's private-use scheme). Browsers apply `form-action` to every redirect
+ * that follows a form post, and a finished sign-in redirects to the client with the code, so the
+ * page must allow that one destination (validated against the client's registration before any
+ * interaction starts) besides itself.
+ */
+export function redirectTargetOf(details: { params: Record<string, unknown> }): string | undefined {
+  const uri = details.params.redirect_uri;
+  if (typeof uri !== 'string') return undefined;
+  try {
+    const url = new URL(uri);
+    const target = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+    return /^[A-Za-z0-9.+:/[\]-]+$/.test(target) ? target : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function sendHtml(res: Response, status: number, html: string, redirectTarget?: string): void {
+  const formAction = redirectTarget ? `'self' ${redirectTarget}` : "'self'";
   res.status(status).set({
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
-    'Content-Security-Policy':
-      "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'`,
     'X-Frame-Options': 'DENY',
   });
   res.send(html);

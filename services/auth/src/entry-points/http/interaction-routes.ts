@@ -12,7 +12,7 @@ import { splitScopes } from '../../domain/scopes';
 import { grantRequestedScopes } from './grant-scopes';
 import { consentPage, errorPage, signInPage } from './sign-in-views';
 import { mountFederationRoutes, type FederationRoutesDeps } from './federation-routes';
-import { clientName, csrfTokenFor, csrfValid, sendHtml } from './interaction-page';
+import { clientName, csrfTokenFor, csrfValid, redirectTargetOf, sendHtml } from './interaction-page';
 import { findShopper } from './oidc-provider-factory';
 
 export interface InteractionRoutesDeps {
@@ -47,6 +47,7 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
           clientName: name,
           ...federationAction(uid),
         }),
+        redirectTargetOf(details),
       );
       return;
     }
@@ -61,6 +62,7 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
         clientName: name,
         scopes,
       }),
+      redirectTargetOf(details),
     );
   });
 
@@ -84,6 +86,7 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
           ...(offerCancel ? { cancelAction: `/oauth/interaction/${uid}/abort` } : {}),
           ...federationAction(uid),
         }),
+        redirectTargetOf(details),
       );
     if (!csrfValid(deps.csrfKey, uid, body.csrf_token)) {
       page(403, 'Your sign-in form expired. Please try again.');
@@ -112,8 +115,7 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
       return;
     }
     const client = await provider.Client.find(String(details.params.client_id));
-    const clientCustId = (client as unknown as Record<string, unknown> | undefined)?.cust_id;
-    if (!(await subjectInClientTree(deps.signIn.customers, clientCustId, result.sub))) {
+    if (!(await subjectInClientTree(deps.signIn.customers, client, result.sub))) {
       page(
         403,
         `${login.trim()} cannot sign in to ${name}: this application serves another organisation. Sign in with an account of that organisation, or return to the application.`,

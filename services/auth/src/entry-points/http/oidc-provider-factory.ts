@@ -25,10 +25,12 @@ import { recordGrantToken, revokeGrant, type RevocationDeps } from '../../domain
 import { inClientTree, subjectInClientTree } from '../../domain/client-tree';
 import { ALL_SCOPES, scopesAllowedForRoles, splitScopes } from '../../domain/scopes';
 import { parseShopperSubject, shopperSubject } from '../../domain/subject';
-import { hashClientSecret } from '../../domain/client-secret';
+import { hashClientSecret, secretMatches } from '../../domain/client-secret';
+import { EXPIRED_SECRET_DESCRIPTION } from '../../domain/client-secret-policy';
 import { TOKEN_TTL } from '../../domain/token-lifetimes';
 import { errorPage } from './sign-in-views';
 import { RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
+import { platformMetrics } from '@ordering/telemetry';
 
 export interface OidcProviderDeps {
   config: AuthConfig;
@@ -47,7 +49,7 @@ class ClientAdapter implements Adapter {
   async find(id: string): Promise<AdapterPayload | undefined> {
     const client = await this.clients.find(id);
     if (!client || client.status !== 'active') return undefined;
-    return toProviderMetadata(client) as AdapterPayload;
+    return toProviderMetadata(client, new Date()) as AdapterPayload;
   }
   upsert(): Promise<void> {
     throw new Error('clients are registered by the operator CLI');
@@ -123,7 +125,7 @@ function interactionPolicyFor(customers: CustomersClient): interactionPolicy.Pro
       async (ctx) => {
         const sub = ctx.oidc.session?.accountId;
         if (!sub || !ctx.oidc.client) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-        return (await subjectInClientTree(customers, clientExtra(ctx.oidc.client, 'cust_id'), sub))
+        return (await subjectInClientTree(customers, ctx.oidc.client, sub))
           ? interactionPolicy.Check.NO_NEED_TO_PROMPT
           : interactionPolicy.Check.REQUEST_PROMPT;
       },
@@ -185,7 +187,16 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       id_token_signed_response_alg: 'RS256',
     },
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
-    extraClientMetadata: { properties: ['first_party', 'cust_id', 'login'] },
+    extraClientMetadata: {
+      properties: [
+        'first_party',
+        'all_accounts',
+        'cust_id',
+        'login',
+        'previous_client_secret',
+        'previous_client_secret_expires_at',
+      ],
+    },
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256'],
       userinfoSigningAlgValues: ['RS256'],
@@ -258,8 +269,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       // Exchanging a code or a refresh token: the shopper must (still) be in the client's tree.
       const client = ctx.oidc?.client;
       if (account && client && ctx.oidc.route === 'token') {
-        if (!(await inClientTree(deps.customers, clientExtra(client, 'cust_id'), account.user.cust_id)))
-          return undefined;
+        if (!(await inClientTree(deps.customers, client, account.user.cust_id))) return undefined;
       }
       return account;
     },
@@ -279,11 +289,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       if (!client || !session?.accountId || clientExtra(client, 'first_party') !== true) return existing;
       const account = ctx.oidc.account as ShopperAccount | undefined;
       // Outside the client's tree: no grant; the login prompt asks for another shopper.
-      if (
-        !account ||
-        !(await inClientTree(deps.customers, clientExtra(client, 'cust_id'), account.user.cust_id))
-      )
-        return existing;
+      if (!account || !(await inClientTree(deps.customers, client, account.user.cust_id))) return existing;
       // First-party clients: no consent screen; the grant covers what was asked (within the
       // client's allowed scopes, which the provider already enforced, and the shopper's roles).
       const grant =
@@ -344,23 +350,62 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
   const provider = new Provider(config.AUTH_ISSUER, configuration);
   provider.proxy = config.TRUST_PROXY;
 
-  // Client secrets are stored as HMAC-SHA-256: compare the HMAC of what was presented.
-  const clientPrototype = provider.Client.prototype as unknown as {
+  // Client secrets are stored as HMAC-SHA-256: compare the HMAC of what was presented, with the
+  // current secret's hash and, for 24 h after a rotation, the previous one's (client-secret-policy.ts;
+  // the provider itself refuses every secret once `client_secret_expires_at`, the due date, passed).
+  type HashedClient = {
     clientSecret?: string;
-    compareClientSecret(actual: string): Promise<boolean> | boolean;
+    previous_client_secret?: unknown;
+    previous_client_secret_expires_at?: unknown;
+  };
+  const clientPrototype = provider.Client.prototype as unknown as {
+    compareClientSecret(this: HashedClient, actual: string): Promise<boolean> | boolean;
+    checkClientSecretExpiration(this: HashedClient, message: string, errorOverride?: string): void;
+  };
+  // A secret past its due date (`client_secret_expires_at`): RFC 6749's invalid_client, 401 (the
+  // provider's own answer is a 400), saying why and what to do.
+  const checkExpiration = clientPrototype.checkClientSecretExpiration;
+  clientPrototype.checkClientSecretExpiration = function checkDue(
+    this: HashedClient,
+    message,
+    errorOverride,
+  ) {
+    try {
+      checkExpiration.call(this, message, errorOverride);
+    } catch (err) {
+      if (err instanceof errors.InvalidClient) {
+        Object.assign(err, {
+          status: 401,
+          statusCode: 401,
+          error_description: EXPIRED_SECRET_DESCRIPTION,
+        });
+      }
+      throw err;
+    }
   };
   const hmacKey = config.CLIENT_SECRET_KEY;
   const original = clientPrototype.compareClientSecret;
-  clientPrototype.compareClientSecret = function compareHashed(
-    this: { clientSecret?: string },
-    actual: string,
-  ) {
-    return original.call(this, hashClientSecret(hmacKey, actual));
+  clientPrototype.compareClientSecret = async function compareHashed(this: HashedClient, actual: string) {
+    const presented = hashClientSecret(hmacKey, actual);
+    if (await original.call(this, presented)) return true;
+    const previous = this.previous_client_secret;
+    const until = this.previous_client_secret_expires_at;
+    if (typeof previous !== 'string' || typeof until !== 'number' || until <= Date.now() / 1000) return false;
+    return secretMatches(hmacKey, actual, previous);
   };
 
-  provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) =>
-    deps.logger.error({ err }, 'oidc-provider server error'),
-  );
+  provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) => {
+    platformMetrics().tokenErrors.add(1, { error: 'server_error', endpoint: 'any' });
+    deps.logger.error({ err }, 'oidc-provider server error');
+  });
+  // The token endpoint's answers, for its error-rate alert (docs/operations.md).
+  provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
+    const grantType = (ctx.oidc.params?.grant_type as string | undefined) ?? 'unknown';
+    platformMetrics().tokensIssued.add(1, { grant_type: grantType });
+  });
+  provider.on('grant.error', (_ctx: KoaContextWithOIDC, err: Error & { error?: string }) => {
+    platformMetrics().tokenErrors.add(1, { error: err.error ?? 'server_error', endpoint: 'token' });
+  });
 
   return provider;
 }

@@ -3,6 +3,7 @@
 // signing key rotation replaces it.
 import type { Express, NextFunction, Request, Response } from 'express';
 import type Provider from 'oidc-provider';
+import { setTelemetryRoute } from '@ordering/http';
 
 export interface OidcProviderRoutesDeps {
   provider: () => Provider;
@@ -10,6 +11,16 @@ export interface OidcProviderRoutesDeps {
 }
 
 const CLIENT_AUTHENTICATED = new Set(['/oauth/token', '/oauth/introspect', '/oauth/revoke']);
+
+/** The provider's fixed endpoints, named as routes in spans and metrics (anything else: one label). */
+const PROVIDER_ROUTES = new Set([
+  ...CLIENT_AUTHENTICATED,
+  '/oauth/auth',
+  '/oauth/jwks.json',
+  '/oauth/userinfo',
+  '/oauth/session/end',
+  '/.well-known/openid-configuration',
+]);
 
 export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): void {
   let current: Provider | undefined;
@@ -21,6 +32,7 @@ export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): v
       next();
       return;
     }
+    setTelemetryRoute(req, PROVIDER_ROUTES.has(path) ? path : '/oauth/*');
     const provider = deps.provider();
     if (provider !== current || !callback) {
       current = provider;

@@ -21,6 +21,9 @@ import type { UseCases } from '../../domain/use-cases';
 const ImportRequest = requestObject({ format: z.enum(['json', 'csv']), content: z.string().min(1) });
 
 export const ADMIN_BASE = '/internal/v1/admin/catalog';
+export const ADMIN_IMPORT_PATH = `${ADMIN_BASE}/items/import`;
+/** An import file of 100,000 items is about 20 MB of JSON. */
+export const IMPORT_BODY_LIMIT = '64mb';
 
 export function adminRoutes(uc: UseCases): Router {
   const router = Router();
@@ -50,7 +53,7 @@ export function adminRoutes(uc: UseCases): Router {
   router.post(`${base}/items`, async (req, res) => {
     res.status(201).json(await uc.admin.createItem(parseBody(CreateItemInput, req.body)));
   });
-  router.post(`${base}/items/import`, async (req, res) => {
+  router.post(ADMIN_IMPORT_PATH, async (req, res) => {
     const { format, content } = parseBody(ImportRequest, req.body);
     res.json(await uc.bulkImport.importItems(format, content));
   });

@@ -50,18 +50,16 @@ export function catalogRoutes(queries: CatalogQueries): Router {
   return router;
 }
 
-/** Browse cursors hold the last item code; search cursors the last rank (tier, score) and id. */
+/** Browse cursors hold the last item code; search cursors also its tier. */
 function wireCursor(cursor: ListCursor): Cursor {
-  return cursor.kind === 'browse'
-    ? { c: cursor.itemCode }
-    : { t: cursor.tier, s: cursor.score, id: cursor.id };
+  return cursor.kind === 'browse' ? { c: cursor.itemCode } : { t: cursor.tier, c: cursor.itemCode };
 }
 
 function listCursor(cursor: Cursor): ListCursor {
-  if (typeof cursor.c === 'string') return { kind: 'browse', itemCode: cursor.c };
-  const { t, s, id } = cursor;
-  if (typeof t === 'number' && Number.isInteger(t) && typeof s === 'number' && typeof id === 'string') {
-    return { kind: 'search', tier: t, score: s, id };
+  const { t, c } = cursor;
+  if (typeof c === 'string' && t === undefined) return { kind: 'browse', itemCode: c };
+  if (typeof c === 'string' && typeof t === 'number' && Number.isInteger(t) && t >= 0 && t <= 3) {
+    return { kind: 'search', tier: t, itemCode: c };
   }
   throw new InputError(
     'starting_after is not a cursor this API returned (use next_cursor)',

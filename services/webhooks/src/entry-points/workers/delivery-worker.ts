@@ -8,6 +8,7 @@
 // sends those deliveries again with the same `Service-Delivery` id: at least once, never lost.
 import { randomUUID } from 'node:crypto';
 import type { EntryPoint } from '@ordering/messaging';
+import { recordDeliveryGivenUp, withWebhookAttemptSpan } from '@ordering/telemetry';
 import type { AttemptOutcome, DeliveryRepository, DeliveryRow } from '../../data-access/delivery-repository';
 import type { SubscriptionRepository, SubscriptionRow } from '../../data-access/subscription-repository';
 import type { HttpSender } from '../../delivery/http-sender';
@@ -217,6 +218,7 @@ export class DeliveryWorker implements EntryPoint {
         error: `not sent: ${(err as Error).message}`,
         responseExcerpt: null,
       });
+      if (outcome.status === 'failed') recordDeliveryGivenUp({ eventType: row.event_type });
       this.outcomes.push(outcome);
       await this.flush();
       return;
@@ -228,18 +230,36 @@ export class DeliveryWorker implements EntryPoint {
       });
       return;
     }
+    const sendBody = body;
     const timestamp = Math.floor(Date.now() / 1000);
-    const result = await this.o.sender.send({
-      url: subscription.url,
-      body,
-      headers: {
-        'Content-Type': 'application/json',
-        'Service-Event': row.event_type,
-        'Service-Delivery': row.id,
-        'Service-Signature': signatureHeader(body, item.secrets, timestamp),
+    // A span in the trace of the event (kept with the delivery) and the attempt metrics.
+    const result = await withWebhookAttemptSpan(
+      {
+        deliveryId: row.id,
+        eventId: row.event_id,
+        eventType: row.event_type,
+        subscriptionId: row.subscription_id,
+        attempt: row.attempt_count + 1,
+        url: subscription.url,
+        ...(row.trace_context ? { traceHeaders: row.trace_context } : {}),
       },
-    });
-    this.outcomes.push(this.outcomeOf(row, result));
+      async () => {
+        const sent = await this.o.sender.send({
+          url: subscription.url,
+          body: sendBody,
+          headers: {
+            'Content-Type': 'application/json',
+            'Service-Event': row.event_type,
+            'Service-Delivery': row.id,
+            'Service-Signature': signatureHeader(sendBody, item.secrets, timestamp),
+          },
+        });
+        return { ...sent, status: sent.statusCode };
+      },
+    );
+    outcome = this.outcomeOf(row, result);
+    if (outcome.status === 'failed') recordDeliveryGivenUp({ eventType: row.event_type });
+    this.outcomes.push(outcome);
     await this.flush();
   }
 

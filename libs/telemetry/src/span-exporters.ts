@@ -1,0 +1,64 @@
+// Where finished spans go: batched to OTLP (a collector in a cluster), Zipkin (the local trace
+// viewer) or the console; 'none' keeps ids and propagation and exports nothing. Exporter modules
+// are loaded only when chosen.
+/* eslint-disable @typescript-eslint/no-require-imports */
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace';
+import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
+import type * as OtlpProto from '@opentelemetry/exporter-trace-otlp-proto';
+import type * as Zipkin from '@opentelemetry/exporter-zipkin';
+
+function otlpExporter(env: NodeJS.ProcessEnv): SpanExporter {
+  const protocol = (
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ??
+    'http/protobuf'
+  )
+    .trim()
+    .toLowerCase();
+  if (protocol === 'http/json') {
+    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
+    return new OTLPTraceExporter();
+  }
+  if (protocol !== 'http/protobuf') {
+    throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL '${protocol}' is not supported (http/protobuf, http/json)`);
+  }
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof OtlpProto;
+  return new OTLPTraceExporter();
+}
+
+function zipkinExporter(): SpanExporter {
+  const { ZipkinExporter } = require('@opentelemetry/exporter-zipkin') as typeof Zipkin;
+  // The endpoint comes from OTEL_EXPORTER_ZIPKIN_ENDPOINT (default http://localhost:9411/api/v2/spans).
+  return new ZipkinExporter();
+}
+
+export function spanProcessorsFor(exporters: string[], env: NodeJS.ProcessEnv): SpanProcessor[] {
+  const processors: SpanProcessor[] = [];
+  for (const name of exporters) {
+    if (name === 'none') continue;
+    if (name === 'console') {
+      processors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
+      continue;
+    }
+    let exporter: SpanExporter;
+    if (name === 'otlp') exporter = otlpExporter(env);
+    else if (name === 'zipkin') exporter = zipkinExporter();
+    else throw new Error(`OTEL_TRACES_EXPORTER '${name}' is not supported (otlp, zipkin, console, none)`);
+    // Spans leave in batches, off the request path: 1 s apart, or sooner when 512 are waiting.
+    processors.push(
+      new BatchSpanProcessor({
+        exporter,
+        scheduledDelayMillis: 1000,
+        maxExportBatchSize: 512,
+        maxQueueSize: 8192,
+      }),
+    );
+  }
+  return processors;
+}

@@ -1,0 +1,241 @@
+// The life of an order's approval chain. On order.submitted (status pending_approval) step 1
+// opens; each approval opens the next step; after the last the chain is approved; a rejection ends
+// it. Cancelling the order withdraws its open approvals. A deactivated approver's pending approvals
+// move to the active admins of the order's account (else of its nearest ancestor with admins).
+// Every change writes, in its transaction, the outcome the orders service turns into order events.
+import { type Order, newId } from '@ordering/contracts';
+import { ConflictError, NotAllowedError, NotFoundError } from '@ordering/errors';
+import { ADMIN_SCOPE } from '@ordering/http';
+import type { ApprovalsDatabase, TransactionScope } from '../data-access/approvals-database';
+import { type ApprovalRecord, type ApprovalStatus, type ChainOrder, approvalResource } from './approval';
+import type { ChainUseCase } from './chain-use-case';
+import type { Actor, Clock, Directory } from './ports';
+
+export class ApprovalFlowUseCase {
+  constructor(
+    private readonly deps: {
+      db: ApprovalsDatabase;
+      directory: Directory;
+      chains: ChainUseCase;
+      clock: Clock;
+    },
+  ) {}
+
+  /** order.submitted: an order that waits for approval enters step 1 of the chain that applies. */
+  async orderSubmitted(scope: TransactionScope, order: Order): Promise<void> {
+    if (order.status !== 'pending_approval') return;
+    const chain = await this.deps.chains.effective(order.cust_id);
+    const now = this.deps.clock.now();
+    const chainOrder: ChainOrder = {
+      orderId: order.id,
+      custId: order.cust_id,
+      summary: {
+        id: order.id,
+        total: order.total,
+        ordered_by: order.ordered_by,
+        submitted_at: order.submitted_at,
+      },
+      approvers: chain?.steps.map((s) => s.approver) ?? [],
+      currentStep: 1,
+      status: 'pending',
+    };
+    if (!(await scope.approvals.insertOrder(chainOrder, now))) return;
+    // The chain was removed after the order was placed: nothing to wait for.
+    if (chainOrder.approvers.length === 0) {
+      chainOrder.status = 'approved';
+      await scope.approvals.updateOrder(chainOrder, now);
+      await scope.send({
+        id: newId('apo'),
+        type: 'approval.chain_approved',
+        order_id: order.id,
+        cust_id: order.cust_id,
+        occurred_at: now.toISOString(),
+        approved_by: { login: 'system', name: 'No approval chain applies' },
+      });
+      return;
+    }
+    await this.openStep(scope, chainOrder, 1, now);
+  }
+
+  /** order.cancelled: the order's open approvals are withdrawn. */
+  async orderCancelled(scope: TransactionScope, orderId: string): Promise<void> {
+    const order = await scope.approvals.orderForUpdate(orderId);
+    if (!order || order.status !== 'pending') return;
+    const now = this.deps.clock.now();
+    order.status = 'withdrawn';
+    await scope.approvals.updateOrder(order, now);
+    await scope.approvals.withdrawPending(orderId, now, undefined, 'The order was cancelled');
+  }
+
+  /** user.deactivated: the login's pending approvals move to the admins of each order's account. */
+  async approverDeactivated(scope: TransactionScope, login: string): Promise<void> {
+    const now = this.deps.clock.now();
+    for (const approval of await scope.approvals.pendingOf(login)) {
+      const order = await scope.approvals.orderForUpdate(approval.orderId);
+      if (!order || order.status !== 'pending') continue;
+      const admins = (await this.adminsFor(order.custId)).filter((a) => a !== login);
+      if (admins.length === 0) continue; // documented: waits for an operator to act
+      await scope.approvals.decide(approval.id, 'withdrawn', `${login} was deactivated`, now);
+      for (const admin of admins) await this.openApproval(scope, order, approval.step, admin, now, login);
+    }
+  }
+
+  async approve(actor: Actor, approvalId: string, comment: string | null) {
+    return this.decide(actor, approvalId, 'approved', comment);
+  }
+
+  async reject(actor: Actor, approvalId: string, reason: string) {
+    return this.decide(actor, approvalId, 'rejected', reason);
+  }
+
+  /** A queue: the caller's own, or with `admin:all` any approver's of its account tree. */
+  async queue(
+    actor: Actor,
+    query: {
+      approver: string;
+      status?: ApprovalStatus;
+      after?: { createdAt: Date; id: string };
+      limit: number;
+    },
+  ) {
+    const approver = query.approver;
+    if (approver !== actor.login) {
+      if (!actor.scopes.includes(ADMIN_SCOPE)) {
+        throw new NotAllowedError("Reading another approver's queue needs the scope admin:all");
+      }
+      const user = await this.deps.directory.user(approver);
+      if (!user || !(await this.deps.directory.withinReach(actor.custId, user.cust_id))) {
+        throw new NotFoundError(`No such approver: ${approver}`, 'approver');
+      }
+    }
+    const custIds = (await this.deps.directory.reach(actor.custId)) ?? [];
+    return this.deps.db.approvals.queue({
+      approver,
+      custIds,
+      status: query.status ?? 'pending',
+      ...(query.after ? { after: query.after } : {}),
+      limit: query.limit,
+    });
+  }
+
+  private async decide(
+    actor: Actor,
+    approvalId: string,
+    decision: 'approved' | 'rejected',
+    reason: string | null,
+  ) {
+    const found = await this.deps.db.approvals.find(approvalId);
+    // Only the approver's own queue: another login's approval is not found, like an unknown one.
+    if (
+      !found ||
+      found.approver !== actor.login ||
+      !(await this.deps.directory.withinReach(actor.custId, found.custId))
+    ) {
+      throw new NotFoundError(`No such approval: ${approvalId}`);
+    }
+    const user = await this.deps.directory.user(actor.login);
+    const by = { login: actor.login, name: user?.name ?? actor.login };
+    return this.deps.db.transaction(async (scope) => {
+      // The order first: decisions on one order are serialized (two approvers, approve vs reject).
+      const order = await scope.approvals.orderForUpdate(found.orderId);
+      const approval = await scope.approvals.findForUpdate(approvalId);
+      if (!order || !approval || approval.status !== 'pending') {
+        throw new ConflictError(
+          'approval_not_pending',
+          `This approval is ${approval?.status ?? 'gone'}, no longer pending`,
+        );
+      }
+      const now = this.deps.clock.now();
+      await scope.approvals.decide(approval.id, decision, reason, now);
+      const siblings = `Decided by ${actor.login}`;
+      if (decision === 'rejected') {
+        order.status = 'rejected';
+        await scope.approvals.updateOrder(order, now);
+        await scope.approvals.withdrawPending(order.orderId, now, undefined, siblings);
+        await scope.send({
+          id: newId('apo'),
+          type: 'approval.rejected',
+          order_id: order.orderId,
+          cust_id: order.custId,
+          occurred_at: now.toISOString(),
+          rejection: { reason: reason ?? '', rejected_by: by, rejected_at: now.toISOString() },
+        });
+      } else {
+        await scope.approvals.withdrawPending(order.orderId, now, approval.step, siblings);
+        if (approval.step < order.approvers.length) {
+          await this.openStep(scope, order, approval.step + 1, now);
+        } else {
+          order.status = 'approved';
+          await scope.approvals.updateOrder(order, now);
+          await scope.send({
+            id: newId('apo'),
+            type: 'approval.chain_approved',
+            order_id: order.orderId,
+            cust_id: order.custId,
+            occurred_at: now.toISOString(),
+            approved_by: by,
+          });
+        }
+      }
+      return approvalResource({ ...approval, status: decision, reason, decidedAt: now });
+    });
+  }
+
+  /** Opens a step for its approver, or for the account's admins when that approver is no longer active. */
+  private async openStep(scope: TransactionScope, order: ChainOrder, step: number, now: Date): Promise<void> {
+    order.currentStep = step;
+    await scope.approvals.updateOrder(order, now);
+    const login = order.approvers[step - 1]!;
+    const user = await this.deps.directory.user(login);
+    if (user?.status === 'active') {
+      await this.openApproval(scope, order, step, login, now, null);
+      return;
+    }
+    const admins = await this.adminsFor(order.custId);
+    if (admins.length === 0) await this.openApproval(scope, order, step, login, now, null);
+    for (const admin of admins) await this.openApproval(scope, order, step, admin, now, login);
+  }
+
+  private async openApproval(
+    scope: TransactionScope,
+    order: ChainOrder,
+    step: number,
+    approver: string,
+    now: Date,
+    reassignedFrom: string | null,
+  ): Promise<ApprovalRecord> {
+    const approval: ApprovalRecord = {
+      id: newId('apr'),
+      orderId: order.orderId,
+      custId: order.custId,
+      approver,
+      step,
+      status: 'pending',
+      order: order.summary,
+      createdAt: now,
+      decidedAt: null,
+      reason: null,
+      reassignedFrom,
+    };
+    await scope.approvals.insertApproval(approval);
+    await scope.send({
+      id: newId('apo'),
+      type: 'approval.step_opened',
+      order_id: order.orderId,
+      cust_id: order.custId,
+      occurred_at: now.toISOString(),
+      approval: { id: approval.id, approver, step },
+    });
+    return approval;
+  }
+
+  /** The active admins of the account, else of its nearest ancestor that has any. */
+  private async adminsFor(custId: string): Promise<string[]> {
+    const lineage = (await this.deps.directory.lineage(custId))?.lineage ?? [custId];
+    for (const account of lineage) {
+      const admins = await this.deps.directory.accountUsers(account, { role: 'admin', status: 'active' });
+      if (admins.length > 0) return admins.map((a) => a.login).sort();
+    }
+    return [];
+  }
+}

@@ -1,0 +1,64 @@
+// Approval chains: per account, an ordered list of approver logins. An account without its own
+// chain inherits the chain of its nearest ancestor that has one. Only admins of the account tree
+// read or replace one; a replacement is checked step by step (known, active, inside the tree).
+import { InputError, NotFoundError } from '@ordering/errors';
+import type { ApprovalsDatabase } from '../data-access/approvals-database';
+import type { Actor, Clock, Directory } from './ports';
+
+export interface EffectiveChain {
+  object: 'approval_chain';
+  cust_id: string;
+  /** The account whose chain applies: the account itself, an ancestor, or null when none does. */
+  inherited_from: string | null;
+  steps: { step: number; approver: string }[];
+}
+
+export const MAX_STEPS = 20;
+
+export class ChainUseCase {
+  constructor(private readonly deps: { db: ApprovalsDatabase; directory: Directory; clock: Clock }) {}
+
+  /** The chain that applies to an account; undefined for an unknown account. */
+  async effective(custId: string): Promise<EffectiveChain | undefined> {
+    const lineage = await this.deps.directory.lineage(custId);
+    if (!lineage) return undefined;
+    const chains = await this.deps.db.approvals.chainsOf(lineage.lineage);
+    const source = lineage.lineage.find((c) => chains.has(c));
+    const approvers = source ? chains.get(source)! : [];
+    return {
+      object: 'approval_chain',
+      cust_id: custId,
+      inherited_from: source ?? null,
+      steps: approvers.map((approver, i) => ({ step: i + 1, approver })),
+    };
+  }
+
+  async get(actor: Actor, custId: string): Promise<EffectiveChain> {
+    await this.assertReach(actor, custId);
+    return (await this.effective(custId))!;
+  }
+
+  /** Replaces the account's own chain (no steps: the account inherits again). */
+  async put(actor: Actor, custId: string, approvers: string[]): Promise<EffectiveChain> {
+    await this.assertReach(actor, custId);
+    const seen = new Set<string>();
+    for (const [index, login] of approvers.entries()) {
+      const param = `steps[${index}].approver`;
+      if (seen.has(login)) throw new InputError(`${login} is already an approver of an earlier step`, param);
+      seen.add(login);
+      const user = await this.deps.directory.user(login);
+      if (!user || !(await this.deps.directory.withinReach(actor.custId, user.cust_id))) {
+        throw new InputError(`No user ${login} in this account tree`, param);
+      }
+      if (user.status !== 'active') throw new InputError(`The user ${login} is deactivated`, param);
+    }
+    await this.deps.db.approvals.saveChain(custId, approvers, actor.login, this.deps.clock.now());
+    return (await this.effective(custId))!;
+  }
+
+  private async assertReach(actor: Actor, custId: string): Promise<void> {
+    if (!(await this.deps.directory.withinReach(actor.custId, custId))) {
+      throw new NotFoundError(`No such customer: ${custId}`);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+// Consumes the order and user events that move approvals: order.submitted (open step 1),
+// order.cancelled (withdraw), user.deactivated (move the approver's queue to the admins).
+import type { Kafka } from 'kafkajs';
+import type { Knex } from 'knex';
+import { EVENT_TYPES, TOPICS } from '@ordering/contracts';
+import type { Logger } from '@ordering/http';
+import { type ConsumerRunner, createConsumer } from '@ordering/messaging';
+import type { ApprovalsDatabase } from '../../data-access/approvals-database';
+import type { ApprovalFlowUseCase } from '../../domain/approval-flow-use-case';
+
+export function approvalsConsumer(deps: {
+  kafka: Kafka;
+  knex: Knex;
+  db: ApprovalsDatabase;
+  flow: ApprovalFlowUseCase;
+  groupId: string;
+  fromBeginning: boolean;
+  logger: Logger;
+  tuning?: { sessionTimeoutMs?: number; heartbeatIntervalMs?: number; maxWaitTimeMs?: number };
+}): ConsumerRunner {
+  return createConsumer({
+    kafka: deps.kafka,
+    knex: deps.knex,
+    groupId: deps.groupId,
+    fromBeginning: deps.fromBeginning,
+    topics: [TOPICS.orders, TOPICS.users],
+    logger: deps.logger,
+    ...deps.tuning,
+    handlers: {
+      [EVENT_TYPES.orderSubmitted]: (event, ctx) =>
+        deps.flow.orderSubmitted(deps.db.within(ctx.trx), event.data),
+      [EVENT_TYPES.orderCancelled]: (event, ctx) =>
+        deps.flow.orderCancelled(deps.db.within(ctx.trx), event.data.id),
+      [EVENT_TYPES.userDeactivated]: (event, ctx) =>
+        deps.flow.approverDeactivated(deps.db.within(ctx.trx), event.data.login),
+    },
+  });
+}

@@ -1,0 +1,3 @@
+export * from './config';
+export * from './service';
+export { migrations } from '../migrations';

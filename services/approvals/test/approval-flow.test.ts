@@ -1,0 +1,291 @@
+// Approval chains and the approval flow with the real orders and customers services and real
+// Kafka between them: chains and inheritance, steps opened one after another, approve and reject
+// with the approver's own identity, 404/409 rules, cancellation withdrawing approvals, a
+// deactivated approver's queue moving to the admins, concurrent decisions, and the preview.
+import {
+  ADMIN,
+  ALL,
+  type PlatformHarness,
+  eventually,
+  seed,
+  startPlatformHarness,
+} from './support/approvals-harness';
+
+let h: PlatformHarness;
+let s: Awaited<ReturnType<typeof seed>>;
+
+beforeAll(async () => {
+  h = await startPlatformHarness();
+  s = await seed(h);
+});
+afterAll(() => h?.stop());
+
+const chainPath = (c: string) => `/v1/customers/${c}/approval_chain`;
+const bigOrder = (custId: string, address: string) => ({
+  cust_id: custId,
+  shipping_address_id: address,
+  items: [{ item_code: 'CHAIR-ERGO', quantity: 2 }],
+});
+
+async function placeBig(custId = s.root, address = s.address.root): Promise<string> {
+  const res = await h.call('orders', s.root, s.u.sam).post('/v1/orders').send(bigOrder(custId, address));
+  expect(res.status).toBe(201);
+  expect(res.body.status).toBe('pending_approval');
+  return res.body.id as string;
+}
+
+const getOrder = (id: string) => h.call('orders', s.root, s.u.ada, ADMIN).get(`/v1/orders/${id}`);
+
+async function pendingFor(login: string, orderId: string, custId = s.root) {
+  const res = await eventually(
+    () => h.call('approvals', custId, login).get(`/v1/approvals?approver=${login}&limit=100`),
+    (r) => r.body.data?.some((a: { order_id: string }) => a.order_id === orderId),
+  );
+  return res.body.data.find((a: { order_id: string }) => a.order_id === orderId) as {
+    id: string;
+    step: number;
+    approver: string;
+  };
+}
+
+describe('approval chains', () => {
+  it('PUT refuses unknown, deactivated and out-of-tree approvers, naming the step', async () => {
+    const put = (steps: string[]) =>
+      h
+        .call('approvals', s.root, s.u.ada, ADMIN)
+        .put(chainPath(s.root))
+        .send({ steps: steps.map((approver) => ({ approver })) });
+    for (const [bad, message] of [
+      ['nobody-at-all', /No user/],
+      [s.u.gone, /deactivated/],
+      [s.u.otto, /No user/],
+    ] as const) {
+      const res = await put([s.u.adam, bad]);
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({
+        type: 'invalid_request',
+        code: 'invalid_value',
+        param: 'steps[1].approver',
+      });
+      expect(res.body.error.message).toMatch(message);
+    }
+    const missing = await h.call('approvals', s.root, s.u.ada, ADMIN).put(chainPath(s.root)).send({});
+    expect(missing.body.error).toMatchObject({ code: 'missing_required_field', param: 'steps' });
+  });
+
+  it('PUT sets the chain; a child inherits it; only admin:all of the tree may read or change it', async () => {
+    const res = await h
+      .call('approvals', s.root, s.u.ada, ADMIN)
+      .put(chainPath(s.root))
+      .send({ steps: [{ approver: s.u.adam }, { approver: s.u.april }] });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      object: 'approval_chain',
+      cust_id: s.root,
+      inherited_from: s.root,
+      steps: [
+        { step: 1, approver: s.u.adam },
+        { step: 2, approver: s.u.april },
+      ],
+    });
+    const child = await h.call('approvals', s.root, s.u.ada, ADMIN).get(chainPath(s.child));
+    expect(child.body).toMatchObject({ cust_id: s.child, inherited_from: s.root, steps: res.body.steps });
+    expect((await h.call('approvals', s.root, s.u.sam, ALL).get(chainPath(s.root))).status).toBe(403);
+    expect((await h.call('approvals', s.other, s.u.otto, ADMIN).get(chainPath(s.root))).status).toBe(404);
+    expect(
+      (await h.call('approvals', s.other, s.u.otto, ADMIN).put(chainPath(s.root)).send({ steps: [] })).status,
+    ).toBe(404);
+  });
+});
+
+describe('the approval flow', () => {
+  it('walks both steps with each approver, then the order is approved', async () => {
+    const orderId = await placeBig();
+    const first = await pendingFor(s.u.adam, orderId);
+    expect(first).toMatchObject({
+      step: 1,
+      approver: s.u.adam,
+      status: 'pending',
+      cust_id: s.root,
+      order: { id: orderId, ordered_by: { login: s.u.sam } },
+    });
+    // Not April's yet; not anybody else's to decide.
+    expect(
+      (await h.call('approvals', s.root, s.u.april).post(`/v1/approvals/${first.id}/approve`).send({}))
+        .status,
+    ).toBe(404);
+    expect(
+      (await h.call('approvals', s.other, s.u.otto).post(`/v1/approvals/${first.id}/approve`).send({}))
+        .status,
+    ).toBe(404);
+    const approved = await h
+      .call('approvals', s.root, s.u.adam)
+      .post(`/v1/approvals/${first.id}/approve`)
+      .send({ comment: 'ok' });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({
+      id: first.id,
+      object: 'approval',
+      status: 'approved',
+      reason: 'ok',
+      decided_at: expect.any(String),
+    });
+    const again = await h
+      .call('approvals', s.root, s.u.adam)
+      .post(`/v1/approvals/${first.id}/approve`)
+      .send({});
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ type: 'invalid_request', code: 'approval_not_pending' });
+    expect((await getOrder(orderId)).body.status).toBe('pending_approval');
+
+    const second = await pendingFor(s.u.april, orderId);
+    expect(second.step).toBe(2);
+    expect(
+      (await h.call('approvals', s.root, s.u.april).post(`/v1/approvals/${second.id}/approve`)).status,
+    ).toBe(200);
+    const order = await eventually(
+      () => getOrder(orderId),
+      (r) => r.body.status === 'approved',
+    );
+    expect(order.body.approved_at).toEqual(expect.any(String));
+    // The approver reads the order that was in their queue.
+    expect((await h.call('orders', s.root, s.u.april).get(`/v1/orders/${orderId}`)).status).toBe(200);
+  });
+
+  it('a rejection cancels the order with the reason', async () => {
+    const orderId = await placeBig();
+    const first = await pendingFor(s.u.adam, orderId);
+    const noReason = await h
+      .call('approvals', s.root, s.u.adam)
+      .post(`/v1/approvals/${first.id}/reject`)
+      .send({});
+    expect(noReason.status).toBe(422);
+    expect(noReason.body.error).toMatchObject({ code: 'missing_required_field', param: 'reason' });
+    const res = await h
+      .call('approvals', s.root, s.u.adam)
+      .post(`/v1/approvals/${first.id}/reject`)
+      .send({ reason: 'Over budget' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'rejected', reason: 'Over budget' });
+    const order = await eventually(
+      () => getOrder(orderId),
+      (r) => r.body.status === 'cancelled',
+    );
+    expect(order.body.cancellation).toEqual({
+      cancelled_by: { login: s.u.adam, name: 'Adam Approver' },
+      reason: 'Over budget',
+    });
+  });
+
+  it('cancelling a pending order withdraws its open approval', async () => {
+    const orderId = await placeBig();
+    const first = await pendingFor(s.u.adam, orderId);
+    expect(
+      (
+        await h
+          .call('orders', s.root, s.u.sam)
+          .post(`/v1/orders/${orderId}/cancel`)
+          .send({ reason: 'changed mind' })
+      ).status,
+    ).toBe(200);
+    const withdrawn = await eventually(
+      () =>
+        h
+          .call('approvals', s.root, s.u.adam)
+          .get(`/v1/approvals?approver=${s.u.adam}&status=withdrawn&limit=100`),
+      (r) => r.body.data.some((a: { id: string }) => a.id === first.id),
+    );
+    expect(withdrawn.body.data.find((a: { id: string }) => a.id === first.id).status).toBe('withdrawn');
+    expect(
+      (await h.call('approvals', s.root, s.u.adam).post(`/v1/approvals/${first.id}/approve`)).status,
+    ).toBe(409);
+  });
+
+  it("a deactivated approver's pending approvals move to the admins; the first admin decides, the other's is withdrawn", async () => {
+    const orderId = await placeBig();
+    const first = await pendingFor(s.u.adam, orderId);
+    await h.admin.request('POST', `/internal/v1/admin/users/${s.u.adam}/deactivate`);
+    const ada = await pendingFor(s.u.ada, orderId);
+    const alan = await pendingFor(s.u.alan, orderId);
+    expect(ada).toMatchObject({ step: 1, reassigned_from: s.u.adam });
+    const adamQueue = await h
+      .call('approvals', s.root, s.u.adam)
+      .get(`/v1/approvals?approver=${s.u.adam}&status=withdrawn&limit=100`);
+    expect(adamQueue.body.data.map((a: { id: string }) => a.id)).toContain(first.id);
+    // Both admins at once: exactly one decision wins.
+    const [a, b] = await Promise.all([
+      h.call('approvals', s.root, s.u.ada).post(`/v1/approvals/${ada.id}/approve`).send({}),
+      h.call('approvals', s.root, s.u.alan).post(`/v1/approvals/${alan.id}/approve`).send({}),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    await pendingFor(s.u.april, orderId);
+    // A queue of the tree read by an admin; another's queue without admin:all is refused.
+    const adminView = await h
+      .call('approvals', s.root, s.u.ada, ['admin:all'])
+      .get(`/v1/approvals?approver=${s.u.april}`);
+    expect(adminView.body.data.some((x: { order_id: string }) => x.order_id === orderId)).toBe(true);
+    expect(
+      (await h.call('approvals', s.root, s.u.sam).get(`/v1/approvals?approver=${s.u.april}`)).status,
+    ).toBe(403);
+    expect(
+      (await h.call('approvals', s.other, s.u.otto, ['admin:all']).get(`/v1/approvals?approver=${s.u.april}`))
+        .status,
+    ).toBe(404);
+  });
+
+  it('approve racing reject on the same approval: exactly one wins', async () => {
+    // adam is deactivated by now: set a one-step chain of april for the child account.
+    await h
+      .call('approvals', s.root, s.u.ada, ADMIN)
+      .put(chainPath(s.child))
+      .send({ steps: [{ approver: s.u.april }] });
+    const orderId = await placeBig(s.child, s.address.child);
+    const approval = await pendingFor(s.u.april, orderId);
+    const [a, r] = await Promise.all([
+      h.call('approvals', s.root, s.u.april).post(`/v1/approvals/${approval.id}/approve`).send({}),
+      h
+        .call('approvals', s.root, s.u.april)
+        .post(`/v1/approvals/${approval.id}/reject`)
+        .send({ reason: 'no' }),
+    ]);
+    expect([a.status, r.status].sort()).toEqual([200, 409]);
+    const final = a.status === 200 ? 'approved' : 'cancelled';
+    await eventually(
+      () => getOrder(orderId),
+      (res) => res.body.status === final,
+    );
+  });
+
+  it('previews a draft order: total, whether it needs approval and the chain, creating nothing', async () => {
+    const big = await h
+      .call('approvals', s.root, s.u.sam)
+      .post('/v1/approvals/preview')
+      .send(bigOrder(s.child, s.address.child));
+    expect(big.status).toBe(200);
+    expect(big.body).toEqual({
+      object: 'approval_preview',
+      cust_id: s.child,
+      total: { amount: 69_800 + 5_061 + 500, currency: 'USD' },
+      approval_required_over: { amount: 50_000, currency: 'USD' },
+      requires_approval: true,
+      chain: [{ step: 1, approver: s.u.april }],
+      inherited_from: s.child,
+    });
+    const small = await h
+      .call('approvals', s.root, s.u.sam)
+      .post('/v1/approvals/preview')
+      .send({ ...bigOrder(s.root, s.address.root), items: [{ item_code: 'PEN-BLUE', quantity: 1 }] });
+    expect(small.body).toMatchObject({ requires_approval: false, chain: [] });
+    const foreign = await h
+      .call('approvals', s.other, s.u.otto)
+      .post('/v1/approvals/preview')
+      .send(bigOrder(s.root, s.address.root));
+    expect(foreign.status).toBe(404);
+    const bad = await h
+      .call('approvals', s.root, s.u.sam)
+      .post('/v1/approvals/preview')
+      .send({ ...bigOrder(s.root, s.address.root), items: [{ item_code: 'NOPE', quantity: 1 }] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_item', param: 'items[0].item_code' });
+  });
+});

@@ -1,0 +1,361 @@
+// Benchmark, not a test: the catalog over 100,000 items and 1,000 accounts with price lists.
+// The customers and catalog services run as their production bundles in their own processes
+// (OpenTelemetry loaded first, spans made and dropped by a no-op exporter unless OTEL_* says
+// otherwise; LOG_LEVEL=info as in production), on fresh databases, the local Redis-free path, the
+// test Kafka broker. Prints:
+//   - the bulk import time of 100,000 items (one call of the operators' import, CSV)
+//   - requests per second and p50/p99 latency through the service, at saturation, of
+//       the reference: a primary-key lookup (GET /v1/catalog/items/{id}?cust_id=...)
+//       a list page (GET /v1/catalog/items?cust_id=...&limit=25)
+//       a category page (... &category_id=<top category>)
+//       a search (GET /v1/catalog/items?cust_id=...&q=<word>), random accounts and words
+//   - search latency at half of its maximum rate
+// and the ratio search / primary-key lookup.
+//
+//   pnpm --filter @ordering/customers-service build && pnpm --filter @ordering/catalog-service build
+//   TEST_KAFKA_PORT=29292 TEST_KAFKA_CONTROLLER_PORT=29293 pnpm --filter @ordering/catalog-service bench
+//   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 BENCH_ITEMS=100000 BENCH_ACCOUNTS=1000
+import { randomBytes, randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
+import { signIdentity } from '@ordering/http';
+import { createTestDatabase, startTestKafka, stopTestKafka } from '@ordering/testing';
+import { startServiceProcess, type ServiceProcess } from '../../../test-e2e/support/service-process';
+import { migrations } from '../migrations';
+import { CatalogAdminClient } from '../src/entry-points/cli/catalog-admin-client';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
+const TOP_ACCOUNTS = Math.max(1, Math.round(ACCOUNTS / 10));
+
+const secret = randomBytes(32).toString('hex');
+const suffix = randomBytes(2).toString('hex').toUpperCase();
+
+// Names from a vocabulary: each noun is in about 1/60 of the items, so a one-word search matches
+// about 1,700 items out of 100,000 and has to rank them.
+const NOUNS = [
+  'stapler',
+  'binder',
+  'folder',
+  'notebook',
+  'marker',
+  'pencil',
+  'eraser',
+  'envelope',
+  'label',
+  'tape',
+  'scissors',
+  'ruler',
+  'calculator',
+  'lamp',
+  'chair',
+  'desk',
+  'shelf',
+  'cabinet',
+  'monitor',
+  'keyboard',
+  'mouse',
+  'headset',
+  'webcam',
+  'cable',
+  'charger',
+  'adapter',
+  'printer',
+  'toner',
+  'cartridge',
+  'paper',
+  'cardstock',
+  'laminator',
+  'shredder',
+  'whiteboard',
+  'easel',
+  'clipboard',
+  'organizer',
+  'tray',
+  'basket',
+  'bin',
+  'mug',
+  'kettle',
+  'coffee',
+  'tea',
+  'sugar',
+  'cups',
+  'napkins',
+  'towels',
+  'soap',
+  'sanitizer',
+  'gloves',
+  'mask',
+  'battery',
+  'flashlight',
+  'extension',
+  'hub',
+  'dock',
+  'stand',
+  'mat',
+  'footrest',
+];
+const ADJECTIVES = [
+  'heavy-duty',
+  'compact',
+  'ergonomic',
+  'premium',
+  'recycled',
+  'wireless',
+  'portable',
+  'adjustable',
+  'magnetic',
+  'transparent',
+  'colored',
+  'large',
+  'small',
+  'professional',
+  'classic',
+  'modern',
+  'quiet',
+  'durable',
+  'lightweight',
+  'foldable',
+];
+const COLOURS = ['black', 'white', 'blue', 'red', 'green', 'grey', 'silver', 'yellow'];
+const CATEGORIES = 12;
+
+const pick = <T>(list: readonly T[], i: number): T => list[i % list.length]!;
+
+function itemsCsv(): string {
+  const lines = ['item_code,name,description,category_id,currency,pricing,lead_time_days,stock_state'];
+  for (let i = 0; i < ITEMS; i++) {
+    const noun = pick(NOUNS, i);
+    const adjective = pick(ADJECTIVES, Math.floor(i / NOUNS.length));
+    const colour = pick(COLOURS, Math.floor(i / 7));
+    const other = pick(NOUNS, i * 7 + 3);
+    const base = 100 + ((i * 37) % 50_000);
+    lines.push(
+      [
+        `SKU-${String(i).padStart(6, '0')}`,
+        `${adjective} ${colour} ${noun} ${i}`,
+        `A ${adjective} ${noun} in ${colour}; goes well with a ${other}`,
+        `cat-${i % CATEGORIES}-${i % 3}`,
+        'USD',
+        i % 4 === 0 ? `1:${base};10:${Math.round(base * 0.9)};100:${Math.round(base * 0.8)}` : `1:${base}`,
+        String(i % 15),
+        i % 50 === 0 ? 'out_of_stock' : 'in_stock',
+      ].join(','),
+    );
+  }
+  return lines.join('\n');
+}
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Each request is for a random account: its identity (as the gateway signs it) and its path. */
+async function load(
+  url: string,
+  identity: (custId: string) => string,
+  accounts: string[],
+  path: (custId: string) => string,
+  options: { overallRate?: number } = {},
+): Promise<Figures> {
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => {
+          const custId = pick(accounts, Math.floor(Math.random() * accounts.length));
+          return { ...req, path: path(custId), headers: { 'x-ordering-identity': identity(custId) } };
+        },
+      },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+const fmt = (f: Figures) =>
+  `${f.rps.toFixed(0).padStart(6)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms` +
+  (f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : '');
+
+async function main(): Promise<void> {
+  const kafka = await startTestKafka();
+  const brokers = kafka.brokers.join(',');
+  const customersDb = await createTestDatabase({ service: 'customers', migrations: customersMigrations });
+  const catalogDb = await createTestDatabase({ service: 'catalog', migrations });
+  const procs: ServiceProcess[] = [];
+  try {
+    const production = {
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'production',
+      INTERNAL_IDENTITY_SECRET: secret,
+      KAFKA_BROKERS: brokers,
+    };
+    const customers = await startServiceProcess('services/customers', {
+      ...production,
+      DATABASE_URL: customersDb.url,
+      PASSWORD_HASH_COST: '10',
+    });
+    procs.push(customers);
+    const catalog = await startServiceProcess('services/catalog', {
+      ...production,
+      DATABASE_URL: catalogDb.url,
+      CUSTOMERS_URL: customers.url,
+    });
+    procs.push(catalog);
+    const admin = new CatalogAdminClient({
+      baseUrl: catalog.url,
+      internalIdentitySecret: secret,
+      timeoutMs: 600_000,
+    });
+    const accounts = new CustomersAdminClient({ baseUrl: customers.url, internalIdentitySecret: secret });
+
+    // 1,000 accounts: 100 top-level ones with 9 children each.
+    const tops = Array.from({ length: TOP_ACCOUNTS }, (_, t) => `B${suffix}-${t}`);
+    const all: string[] = [];
+    const records = tops.flatMap((top) => {
+      const children = Array.from(
+        { length: Math.round(ACCOUNTS / TOP_ACCOUNTS) - 1 },
+        (_, c) => `${top}-${c}`,
+      );
+      all.push(top, ...children);
+      return [
+        { cust_id: top, name: `Bench ${top}`, currency: 'USD' },
+        ...children.map((child) => ({
+          cust_id: child,
+          name: `Bench ${child}`,
+          parent_cust_id: top,
+          currency: 'USD',
+        })),
+      ];
+    });
+    await accounts.request('POST', '/internal/v1/admin/customers/import', {
+      format: 'json',
+      content: records.map((r) => JSON.stringify(r)).join('\n'),
+    });
+
+    for (let c = 0; c < CATEGORIES; c++) {
+      await admin.createCategory({ id: `cat-${c}`, name: `Category ${c}` });
+      for (let s = 0; s < 3; s++)
+        await admin.createCategory({ id: `cat-${c}-${s}`, name: `Sub ${c}.${s}`, parent_id: `cat-${c}` });
+    }
+    const csv = itemsCsv();
+    const started = performance.now();
+    const imported = await admin.importItems('csv', csv);
+    const importSeconds = (performance.now() - started) / 1000;
+
+    // A price list per top-level account (its 9 children inherit it) with its own tiers for 500
+    // items; every tenth child has a list of its own for 50 more. Written straight to the catalog's
+    // database in bulk: the operators' endpoints set one price at a time.
+    const { rows: sample } = await catalogDb.knex.raw(`select id from items order by item_code`);
+    const itemIds = (sample as { id: string }[]).map((r) => r.id);
+    const lists: { id: string; name: string; currency: string }[] = [];
+    const entries: { price_list_id: string; item_id: string; tiers: string }[] = [];
+    const assignments: { cust_id: string; price_list_id: string }[] = [];
+    const addList = (owner: string, count: number, seed: number) => {
+      const id = `PL-${owner}`;
+      lists.push({ id, name: `Prices of ${owner}`, currency: 'USD' });
+      for (let k = 0; k < count; k++) {
+        const item = itemIds[(seed * 7919 + k * 197) % itemIds.length]!;
+        entries.push({
+          price_list_id: id,
+          item_id: item,
+          tiers: JSON.stringify([{ min_qty: 1, amount: 90 + k }]),
+        });
+      }
+      assignments.push({ cust_id: owner, price_list_id: id });
+    };
+    tops.forEach((top, t) => addList(top, 500, t));
+    all
+      .filter((c, i) => c.split('-').length === 3 && i % 10 === 1)
+      .forEach((child, i) => addList(child, 50, 1000 + i));
+    await catalogDb.knex.batchInsert('price_lists', lists, 1000);
+    const seen = new Set<string>();
+    const unique = entries.filter((e) => {
+      const key = `${e.price_list_id}/${e.item_id}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+    await catalogDb.knex.batchInsert('price_list_items', unique, 2000);
+    await catalogDb.knex.batchInsert('price_list_assignments', assignments, 1000);
+    await catalogDb.knex.raw('analyze');
+
+    const identity = (custId: string) =>
+      signIdentity(
+        {
+          sub: `shopper:${custId.toLowerCase()}:bench`,
+          cust_id: custId,
+          login: 'bench',
+          client_id: 'bench',
+          scopes: ['catalog:read'],
+          jti: randomUUID(),
+          exp: Math.floor(Date.now() / 1000) + 3600,
+        },
+        secret,
+      );
+    const randomItem = () => pick(itemIds, Math.floor(Math.random() * itemIds.length));
+    const paths = {
+      pk: (c: string) => `/v1/catalog/items/${randomItem()}?cust_id=${c}`,
+      list: (c: string) => `/v1/catalog/items?cust_id=${c}&limit=25`,
+      category: (c: string) =>
+        `/v1/catalog/items?cust_id=${c}&limit=25&category_id=cat-${Math.floor(Math.random() * CATEGORIES)}`,
+      search: (c: string) =>
+        `/v1/catalog/items?cust_id=${c}&limit=25&q=${encodeURIComponent(pick(NOUNS, Math.floor(Math.random() * NOUNS.length)))}`,
+      searchTwoWords: (c: string) =>
+        `/v1/catalog/items?cust_id=${c}&limit=25&q=${encodeURIComponent(`${pick(COLOURS, Math.floor(Math.random() * 8))} ${pick(NOUNS, Math.floor(Math.random() * NOUNS.length))}`)}`,
+    };
+    const run = (path: (custId: string) => string, options?: { overallRate?: number }) =>
+      load(catalog.url, identity, all, path, options);
+
+    // Warm up (JIT, caches, the lineage cache of the 1,000 accounts).
+    await run(paths.list);
+    const pk = await run(paths.pk);
+    const list = await run(paths.list);
+    const category = await run(paths.category);
+    const search = await run(paths.search);
+    const searchTwo = await run(paths.searchTwoWords);
+    const halfLoad = await run(paths.search, { overallRate: Math.max(1, Math.round(search.rps / 2)) });
+
+    console.log(
+      `\ncatalog benchmark: ${ITEMS} items, ${all.length} accounts (${lists.length} price lists, ${unique.length} list prices)`,
+    );
+    console.log(
+      `${CONNECTIONS} connections, ${SECONDS} s per run, services as production bundles (telemetry on, LOG_LEVEL=info)\n`,
+    );
+    console.log(`bulk import of ${imported.imported} items (CSV, one call): ${importSeconds.toFixed(1)} s`);
+    console.log(`primary-key lookup       ${fmt(pk)}`);
+    console.log(`list page (25)           ${fmt(list)}`);
+    console.log(`category subtree page    ${fmt(category)}`);
+    console.log(`search, one word         ${fmt(search)}`);
+    console.log(`search, two words        ${fmt(searchTwo)}`);
+    console.log(`search at half its max   ${fmt(halfLoad)}`);
+    console.log(`\nsearch / primary-key throughput: ${(search.rps / pk.rps).toFixed(2)} (target >= 0.33)`);
+    console.log(`list / primary-key throughput:   ${(list.rps / pk.rps).toFixed(2)}`);
+    console.log(`search p99 at half load: ${halfLoad.p99} ms (target < 50 ms)`);
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+    await catalogDb.drop();
+    await customersDb.drop();
+    if (kafka.started) await stopTestKafka();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,84 @@
+// The operators' endpoints refuse what would leave the catalog inconsistent, in the API's error shape.
+import { CatalogAdminError } from '../src/entry-points/cli/catalog-admin-client';
+import { type CatalogHarness, startCatalogHarness } from './support/catalog-harness';
+import { type Fixture, loadFixture } from './support/catalog-fixture';
+
+let h: CatalogHarness;
+let f: Fixture;
+beforeAll(async () => {
+  h = await startCatalogHarness();
+  f = await loadFixture(h);
+}, 60_000);
+afterAll(() => h?.stop());
+
+async function refusal(call: Promise<unknown>) {
+  const err = await call.then(
+    () => undefined,
+    (e: unknown) => e as CatalogAdminError,
+  );
+  expect(err).toBeInstanceOf(CatalogAdminError);
+  const { error } = err!.body as { error: { code: string; param?: string } };
+  return [err!.status, error.code, error.param];
+}
+
+const item = { name: 'X', category_id: 'office', currency: 'USD', pricing: [{ min_qty: 1, amount: 1 }] };
+
+it('refuses duplicates, unknown references, cycles and tiers without a unit price', async () => {
+  expect(await refusal(h.catalog.createItem({ item_code: 'STP-100', ...item }))).toEqual([
+    409,
+    'resource_exists',
+    'item_code',
+  ]);
+  expect(await refusal(h.catalog.createItem({ item_code: 'NEW-1', ...item, category_id: 'nope' }))).toEqual([
+    422,
+    'invalid_value',
+    'category_id',
+  ]);
+  expect(
+    await refusal(
+      h.catalog.createItem({ item_code: 'NEW-2', ...item, pricing: [{ min_qty: 5, amount: 1 }] }),
+    ),
+  ).toEqual([422, 'invalid_value', 'pricing']);
+  expect(await refusal(h.catalog.createItem({ item_code: 'NEW-3', ...item, colour: 'red' }))).toEqual([
+    422,
+    'unknown_field',
+    'colour',
+  ]);
+  expect(await refusal(h.catalog.createCategory({ id: 'office', name: 'Again' }))).toEqual([
+    409,
+    'resource_exists',
+    'id',
+  ]);
+  expect(await refusal(h.catalog.updateCategory('office', { parent_id: 'writing' }))).toEqual([
+    422,
+    'invalid_value',
+    'parent_id',
+  ]);
+  expect(await refusal(h.catalog.updateItem('NOPE-9', { name: 'x' }))).toEqual([
+    404,
+    'resource_missing',
+    'item',
+  ]);
+});
+
+it('assigns a price list only to an existing account of its currency', async () => {
+  expect(await refusal(h.catalog.assign(f.euro, 'ACME-CONTRACT'))).toEqual([
+    422,
+    'invalid_value',
+    'price_list_id',
+  ]);
+  expect(await refusal(h.catalog.assign(`NOPE-${h.suffix}`, 'ACME-CONTRACT'))).toEqual([
+    404,
+    'resource_missing',
+    'cust_id',
+  ]);
+  expect(await refusal(h.catalog.assign(f.globex, 'NO-LIST'))).toEqual([
+    404,
+    'resource_missing',
+    'price_list_id',
+  ]);
+  // Removing ACME's list: ACME (and ACME-WEST) pay the base price again.
+  await h.catalog.assign(f.acme, null);
+  const res = await h.get(`/v1/catalog/items/${f.ids['STP-100']}?cust_id=${f.west}`, h.token(f.acme));
+  expect(res.body.pricing[0].unit_price.amount).toBe(1250);
+});

@@ -1,0 +1,95 @@
+// Sign-in through the auth service (authorization code with PKCE, the portal's first-party client):
+// the PKCE verifier, state and nonce wait in Redis under a short-lived cookie; the tokens go into the
+// server-side session and never to the browser. Sign-out revokes the refresh token (its grant).
+import { Router } from 'express';
+import { newOpaqueId } from '../../data-access/session-store';
+import { isAdmin, safeReturnPath } from '../../domain/session';
+import {
+  clearCookie,
+  cookieNames,
+  pageHandler,
+  queryValue,
+  readCookie,
+  sessionOf,
+  setCookie,
+  userOf,
+  type PortalDeps,
+} from './portal-context';
+import { homePage, messagePage } from './views/common-views';
+
+export function signInRoutes(deps: PortalDeps): Router {
+  const router = Router();
+  const names = cookieNames(deps.cookieSecure);
+
+  router.get('/', (req, res) => {
+    const session = sessionOf(req)?.session;
+    res.send(homePage(userOf(req), session ? isAdmin(session) : false));
+  });
+
+  router.get(
+    '/sign-in',
+    pageHandler(deps, async (req, res) => {
+      const returnTo = safeReturnPath(queryValue(req, 'return_to'));
+      const { pending, url } = await deps.auth.startSignIn(returnTo);
+      setCookie(res, deps, names.signIn, await deps.sessions.createPending(pending), 600);
+      res.redirect(303, url);
+    }),
+  );
+
+  router.get(
+    '/callback',
+    pageHandler(deps, async (req, res) => {
+      const pendingId = readCookie(req, names.signIn);
+      const pending = pendingId ? await deps.sessions.takePending(pendingId) : undefined;
+      clearCookie(res, deps, names.signIn);
+      const error = queryValue(req, 'error');
+      if (!pending || error) {
+        res.status(error ? 403 : 400).send(
+          messagePage({
+            title: 'Signing in did not finish',
+            text: error
+              ? `The sign-in was refused (${error}${queryValue(req, 'error_description') ? `: ${queryValue(req, 'error_description')}` : ''}).`
+              : 'This sign-in expired or was already used. Start again.',
+            action: { href: '/sign-in', label: 'Sign in again' },
+          }),
+        );
+        return;
+      }
+      let tokens;
+      try {
+        tokens = await deps.auth.finishSignIn(new URL(req.originalUrl, deps.publicUrl), pending);
+      } catch (err) {
+        deps.logger.warn({ err }, 'code exchange failed');
+        res.status(400).send(
+          messagePage({
+            title: 'Signing in did not finish',
+            text: 'The authorization server did not accept this sign-in. Start again.',
+            action: { href: '/sign-in', label: 'Sign in again' },
+          }),
+        );
+        return;
+      }
+      // A new session id at every sign-in (no fixation); the old session, if any, ends.
+      const previous = sessionOf(req);
+      if (previous) await deps.sessions.destroy(previous.id);
+      const id = await deps.sessions.create({ ...tokens, csrfToken: newOpaqueId() });
+      setCookie(res, deps, names.session, id);
+      res.redirect(303, pending.returnTo);
+    }),
+  );
+
+  router.post('/sign-out', async (req, res) => {
+    const ctx = sessionOf(req);
+    if (ctx) {
+      await deps.sessions.destroy(ctx.id);
+      if (ctx.session.refreshToken)
+        await deps.auth.revoke(ctx.session.refreshToken).catch((err: unknown) => {
+          deps.logger.warn({ err }, 'refresh token revocation failed at sign-out');
+        });
+    }
+    clearCookie(res, deps, names.session);
+    res.redirect(303, '/');
+  });
+
+  return router;
+}
