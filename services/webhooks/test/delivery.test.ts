@@ -10,6 +10,9 @@ import { verifyWithStripe } from './support/stripe-verifier';
 let h: Harness;
 let receiver: Receiver;
 
+// Room for a shared, busy 2-core machine.
+jest.setTimeout(90_000);
+
 beforeAll(async () => {
   receiver = await startReceiver();
   h = await startHarness({ env: { DELIVERY_CLOCK_SPEED: '1000' } });
@@ -200,7 +203,7 @@ describe('isolation and order', () => {
       ids.push(await h.publishUserEvent(h.P, i % 2 ? 'user.deactivated' : 'user.created', login));
     await waitUntil(
       async () => (await deliveriesOf(h.P, sub.id)).filter((d) => d.status === 'succeeded').length === 4,
-      30_000,
+      60_000,
       'four ordered deliveries',
     );
     const successes = receiver
