@@ -167,7 +167,7 @@ describe('isolation and order', () => {
     for (let i = 0; i < 30; i++) await h.publishUserEvent(P);
     await waitUntil(
       async () => receiver.received('/fast').length === 30,
-      15_000,
+      30_000,
       'the fast endpoint to get all 30',
     );
     const fastDone = Math.max(...receiver.received('/fast').map((r) => r.at));
@@ -228,7 +228,7 @@ describe('deliveries API', () => {
     const O = `${h.P}-OTHER`;
     await waitUntil(
       async () => (await deliveriesOf(O, sub.id, '?status=succeeded')).length === 3,
-      15_000,
+      45_000,
       'three deliveries',
     );
     expect(await deliveriesOf(O, sub.id, '?event_type=user.deactivated')).toHaveLength(1);
