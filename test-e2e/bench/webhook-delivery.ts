@@ -199,7 +199,17 @@ async function main(): Promise<void> {
     // 2. Throughput: EVENTS events at once, EVENTS x SUBS deliveries; rate from first to last arrival.
     receiver.stats.count = 0;
     await publish(EVENTS);
+    // Progress (VERBOSE=1): deliveries written by the consumer vs delivered, each second.
+    const progress = process.env.VERBOSE
+      ? setInterval(() => {
+          void webhooksDb
+            .knex('webhook_deliveries')
+            .count({ n: '*' })
+            .then(([row]) => console.log(`  written ${String(row?.n)}  delivered ${receiver.stats.count}`));
+        }, 1000)
+      : undefined;
     await drain(EVENTS * SUBS, 300_000);
+    clearInterval(progress);
     const throughput = (EVENTS * SUBS) / ((receiver.stats.last - receiver.stats.first) / 1000);
 
     // 3. Latency at half that rate: events paced every 10 ms for LATENCY_SECONDS.

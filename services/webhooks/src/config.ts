@@ -47,6 +47,11 @@ export const webhooksEnv = z.object({
    * whole 24 h horizon in seconds). The 10 s response timeout stays real time.
    */
   DELIVERY_CLOCK_SPEED: env.int(1).pipe(z.number().int().min(1).max(1_000_000)),
+  /**
+   * Kafka partitions whose events are fanned out at once (each in its own transaction; one
+   * partition's events, hence one resource's, stay in order).
+   */
+  CONSUMER_CONCURRENCY: env.int(4).pipe(z.number().int().min(1).max(64)),
   /** How long an account's lineage (who receives its events) is reused. */
   LINEAGE_TTL_MS: env.int(10_000).pipe(z.number().int().min(0)),
 });

@@ -117,6 +117,7 @@ export function buildWebhooksService(
       knex,
       groupId: config.KAFKA_GROUP_ID,
       fromBeginning: config.KAFKA_FROM_BEGINNING,
+      concurrency: config.CONSUMER_CONCURRENCY,
       recordEvent: fanOutUseCase({
         events,
         subscriptions: subscriptionRepo,

@@ -23,6 +23,8 @@ export function domainEventsConsumer(deps: {
   knex: Knex;
   groupId: string;
   fromBeginning: boolean;
+  /** Partitions consumed at once. */
+  concurrency?: number;
   recordEvent: ReturnType<typeof fanOutUseCase>;
   catalogChange: ReturnType<typeof catalogFanOutUseCase>;
   logger?: MessagingLogger;
@@ -40,6 +42,7 @@ export function domainEventsConsumer(deps: {
     groupId: deps.groupId,
     fromBeginning: deps.fromBeginning,
     topics: DOMAIN_EVENT_TOPICS,
+    ...(deps.concurrency ? { partitionsConsumedConcurrently: deps.concurrency } : {}),
     handlers,
     topicHandlers: {
       [TOPICS.catalogItems]: topicHandler({
