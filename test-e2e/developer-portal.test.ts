@@ -256,7 +256,11 @@ describe('developer portal: webhook subscriptions and their deliveries', () => {
       await waitUntil(
         async () => {
           await page.reload();
-          return (await page.getByText('failed', { exact: true }).count()) > 0;
+          // A row of the list that says failed (the status filter's own option says it too).
+          const rows = page
+            .getByRole('region', { name: 'Deliveries' })
+            .getByRole('row', { name: /\bfailed\b/ });
+          return (await rows.count()) > 0;
         },
         30_000,
         'the deliveries page to show it',

@@ -108,6 +108,8 @@ beforeAll(async () => {
       KAFKA_BROKERS: brokers.join(','),
       INTERNAL_IDENTITY_SECRET: secret,
       KAFKA_GROUP_ID: webhooksGroup,
+      // Who receives an account's events (its lineage) comes from the customers service.
+      CUSTOMERS_URL: `http://127.0.0.1:${customersPort}`,
       // Only what this test publishes (ready means the group has its partitions).
       KAFKA_FROM_BEGINNING: 'false',
     }),

@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '@ordering/testing';
 import { IdentityProviderRepository } from '../src/data-access/identity-provider-repository';
 import { authCli } from '../src/entry-points/cli/auth-cli';
 import { migrations } from '../migrations';
+import { createIdentityProviders } from '../migrations/create-identity-providers-migration';
 
 let db: TestDatabase;
 const keyEncryptionKey = randomBytes(32).toString('base64');
@@ -128,7 +129,14 @@ describe('identity_providers migration', () => {
         created_at: new Date(),
       }),
     ).rejects.toThrow(/identity_providers_domain_lower_check/);
-    await migrateDown(db.knex, migrations);
+    // Step down through the migrations that came after it, then it.
+    const reverted: string[] = [];
+    while (!reverted.includes(createIdentityProviders.name)) {
+      const step = await migrateDown(db.knex, migrations);
+      if (step.length === 0) break;
+      reverted.push(...step);
+    }
+    expect(reverted).toContain(createIdentityProviders.name);
     expect(await db.knex.schema.hasTable('identity_providers')).toBe(false);
     expect(await db.knex.schema.hasTable('signing_keys')).toBe(true);
     await migrateLatest(db.knex, migrations);
