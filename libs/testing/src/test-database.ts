@@ -221,3 +221,36 @@ export async function dropTestTemplates(service: string, adminUrl = PG_ADMIN_URL
     return mine;
   });
 }
+
+export type EmptyTestDatabase = Omit<TestDatabase, 'template'>;
+
+/**
+ * A new database with no schema at all (for tests of the migrations themselves: up on empty, down
+ * to empty). Named like the migrated ones, so stale copies are dropped the same way.
+ */
+export async function createEmptyTestDatabase(options: {
+  service: string;
+  adminUrl?: string;
+  poolMax?: number;
+}): Promise<EmptyTestDatabase> {
+  const adminUrl = options.adminUrl ?? PG_ADMIN_URL;
+  const name = testDatabaseName(options.service);
+  await withAdmin(adminUrl, (admin) => admin.query(`create database ${quoteIdentifier(name)}`));
+  const url = withDatabase(adminUrl, name);
+  const knex = createKnex({ url, service: options.service, pool: { max: options.poolMax ?? 2 } });
+  let dropped: Promise<void> | undefined;
+  return {
+    url,
+    name,
+    knex,
+    drop: () => {
+      dropped ??= (async () => {
+        await knex.destroy();
+        await withAdmin(adminUrl, (admin) =>
+          admin.query(`drop database if exists ${quoteIdentifier(name)} with (force)`),
+        );
+      })();
+      return dropped;
+    },
+  };
+}

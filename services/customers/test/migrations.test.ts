@@ -1,31 +1,17 @@
 // The migrations run up on an empty database, keep their rules with data, and run all the way down.
-import { randomBytes } from 'node:crypto';
-import {
-  type Knex,
-  createKnex,
-  ensureDatabase,
-  migrateLatest,
-  migrateRollbackAll,
-  withDatabase,
-} from '@ordering/db';
-import { PG_ADMIN_URL } from '@ordering/testing';
-import pg from 'pg';
+import { type Knex, migrateLatest, migrateRollbackAll } from '@ordering/db';
+import { type EmptyTestDatabase, createEmptyTestDatabase } from '@ordering/testing';
 import { migrations } from '../migrations';
 
-const name = `test_customers_migrations_${randomBytes(4).toString('hex')}`;
+let db: EmptyTestDatabase;
 let knex: Knex;
 
 beforeAll(async () => {
-  const url = withDatabase(PG_ADMIN_URL, name);
-  await ensureDatabase(url);
-  knex = createKnex({ url, pool: { max: 2 } });
+  db = await createEmptyTestDatabase({ service: 'customers' });
+  knex = db.knex;
 });
 afterAll(async () => {
-  await knex?.destroy();
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`drop database if exists "${name}" with (force)`);
-  await admin.end();
+  await db?.drop();
 });
 
 it('applies every migration, enforces one default address per type and unique logins, and reverts all', async () => {
