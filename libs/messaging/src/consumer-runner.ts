@@ -96,6 +96,12 @@ export interface ConsumerOptions {
   inboxRetentionMs?: number;
 }
 
+/** The group timings a service lets its tests shorten. */
+export type ConsumerTuning = Pick<
+  ConsumerOptions,
+  'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'maxWaitTimeMs'
+>;
+
 export interface ConsumerRunner extends EntryPoint {
   /**
    * Resolves once the consumer has joined its group and positioned itself on its partitions: from

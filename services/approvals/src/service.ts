@@ -1,7 +1,7 @@
 // The approvals service: its own parts (chains, the approval flow, the preview, routes and the
 // consumer of order and user events) on the shared assembly of @ordering/service.
 import { CustomersDirectory } from '@ordering/customers-client';
-import type { ConsumerRunner } from '@ordering/messaging';
+import type { ConsumerTuning, ConsumerRunner } from '@ordering/messaging';
 import { type AssembledService, type ServiceOptions, assembleService, startService } from '@ordering/service';
 import { migrations } from '../migrations';
 import type { ApprovalsConfig } from './config';
@@ -14,7 +14,7 @@ import { approvalsConsumer } from './entry-points/messaging/approvals-consumer';
 
 export interface ApprovalsServiceOptions extends ServiceOptions {
   clock?: Clock;
-  consumerTuning?: { sessionTimeoutMs?: number; heartbeatIntervalMs?: number; maxWaitTimeMs?: number };
+  consumerTuning?: ConsumerTuning;
 }
 
 export type ApprovalsService = AssembledService<{

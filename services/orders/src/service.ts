@@ -3,7 +3,7 @@
 // approval outcomes and fulfilment updates) on the shared assembly of @ordering/service.
 import { CustomersDirectory } from '@ordering/customers-client';
 import { IdempotencyStore } from '@ordering/idempotency';
-import type { ConsumerRunner } from '@ordering/messaging';
+import type { ConsumerTuning, ConsumerRunner } from '@ordering/messaging';
 import { type AssembledService, type ServiceOptions, assembleService, startService } from '@ordering/service';
 import { migrations } from '../migrations';
 import type { OrdersConfig } from './config';
@@ -18,7 +18,7 @@ import { orderFeedConsumer } from './entry-points/messaging/order-feed-consumer'
 export interface OrdersServiceOptions extends ServiceOptions {
   clock?: Clock;
   /** Consumer timings (tests shorten them). */
-  consumerTuning?: { sessionTimeoutMs?: number; heartbeatIntervalMs?: number; maxWaitTimeMs?: number };
+  consumerTuning?: ConsumerTuning;
 }
 
 export type OrdersService = AssembledService<{

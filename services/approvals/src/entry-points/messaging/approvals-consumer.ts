@@ -4,7 +4,7 @@ import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
 import { EVENT_TYPES, TOPICS } from '@ordering/contracts';
 import type { Logger } from '@ordering/http';
-import { type ConsumerRunner, createConsumer } from '@ordering/messaging';
+import { type ConsumerTuning, type ConsumerRunner, createConsumer } from '@ordering/messaging';
 import type { ApprovalsDatabase } from '../../data-access/approvals-database';
 import type { ApprovalFlowUseCase } from '../../domain/approval-flow-use-case';
 
@@ -16,7 +16,7 @@ export function approvalsConsumer(deps: {
   groupId: string;
   fromBeginning: boolean;
   logger: Logger;
-  tuning?: { sessionTimeoutMs?: number; heartbeatIntervalMs?: number; maxWaitTimeMs?: number };
+  tuning?: ConsumerTuning;
 }): ConsumerRunner {
   return createConsumer({
     kafka: deps.kafka,

@@ -5,7 +5,7 @@ import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
 import { ApprovalOutcome, FulfilmentUpdate, TOPICS } from '@ordering/contracts';
 import type { Logger } from '@ordering/http';
-import { type ConsumerRunner, createConsumer, topicHandler } from '@ordering/messaging';
+import { type ConsumerTuning, type ConsumerRunner, createConsumer, topicHandler } from '@ordering/messaging';
 import type { OrdersDatabase } from '../../data-access/orders-database';
 import type { OrderFeedUseCase } from '../../domain/order-feed-use-case';
 
@@ -17,7 +17,7 @@ export function orderFeedConsumer(deps: {
   groupId: string;
   fromBeginning: boolean;
   logger: Logger;
-  tuning?: { sessionTimeoutMs?: number; heartbeatIntervalMs?: number; maxWaitTimeMs?: number };
+  tuning?: ConsumerTuning;
 }): ConsumerRunner {
   const note = (what: string, id: string, result: { applied: boolean; reason?: string }) => {
     if (!result.applied) deps.logger.info({ id, reason: result.reason }, `${what} not applied`);
