@@ -16,3 +16,4 @@ export * from './request-input';
 export * from './entry-point';
 export * from './service-main';
 export * from './internal-client';
+export * from './periodic-job';

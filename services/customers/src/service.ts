@@ -1,6 +1,7 @@
 // The customers service: its own parts (use cases, idempotency store, routes, maintenance job) on
 // the shared assembly of @ordering/service (database, Kafka, readiness, outbox relay, HTTP, life
 // cycle). `startCustomersService` runs it in-process (tests, e2e); start.ts runs it as production.
+import { periodicJob } from '@ordering/http';
 import { type AssembledService, type ServiceOptions, assembleService, startService } from '@ordering/service';
 import { migrations } from '../migrations';
 import type { CustomersConfig } from './config';
@@ -10,7 +11,6 @@ import { type Clock, systemClock } from './domain/clock';
 import type { CredentialPolicy } from './domain/credentials-use-case';
 import { type UseCases, createUseCases } from './domain/use-cases';
 import { mountRoutes } from './entry-points/http/routes';
-import { maintenanceJob } from './entry-points/jobs/maintenance-job';
 
 export interface CustomersServiceOptions extends ServiceOptions {
   clock?: Clock;
@@ -41,7 +41,17 @@ export function buildCustomersService(
           identitySecret: config.INTERNAL_IDENTITY_SECRET,
           ...(config.SCIM_BASE_URL ? { scimBaseUrl: config.SCIM_BASE_URL } : {}),
         }),
-      entryPoints: [maintenanceJob({ idempotency, credentials: useCases.credentials }, logger)],
+      entryPoints: [
+        // Idempotency keys past their 24 h window and sign-in failure counts past theirs.
+        periodicJob(
+          'maintenance',
+          async () => ({
+            idempotency_keys: await idempotency.purgeExpired(),
+            login_failures: await useCases.credentials.purgeStaleFailures(),
+          }),
+          logger,
+        ),
+      ],
       parts: { useCases },
     };
   });

@@ -1,6 +1,7 @@
 // The orders service: its own parts (use cases over the orders database, the clients of the
 // customers, catalog and approvals services, the idempotency store, routes and the consumer of
 // approval outcomes and fulfilment updates) on the shared assembly of @ordering/service.
+import { periodicJob } from '@ordering/http';
 import { CustomersDirectory } from '@ordering/customers-client';
 import { IdempotencyStore } from '@ordering/idempotency';
 import type { ConsumerTuning, ConsumerRunner } from '@ordering/messaging';
@@ -58,7 +59,14 @@ export function buildOrdersService(
       outbox: true,
       routes: (app) =>
         mountRoutes(app, { useCases, idempotency, identitySecret: config.INTERNAL_IDENTITY_SECRET }),
-      entryPoints: [consumer],
+      entryPoints: [
+        consumer,
+        periodicJob(
+          'maintenance',
+          async () => ({ idempotency_keys: await idempotency.purgeExpired() }),
+          logger,
+        ),
+      ],
       parts: { useCases, db, consumer },
     };
   });

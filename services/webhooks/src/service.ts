@@ -1,6 +1,7 @@
 // The webhooks service: its own parts (subscriptions, fan-out of domain events to deliveries, the
 // delivery worker, routes) on the shared assembly of @ordering/service. `startWebhooksService` runs
 // it in-process (tests, e2e); start.ts runs it as the production process.
+import { periodicJob } from '@ordering/http';
 import { EVENT_TYPES } from '@ordering/contracts';
 import { CustomersDirectory } from '@ordering/customers-client';
 import { IdempotencyStore } from '@ordering/idempotency';
@@ -21,7 +22,6 @@ import { type LineageSource, fanOutUseCase } from './domain/fan-out-use-case';
 import { SecretBox } from './domain/secret-box';
 import { type SubscriptionsUseCase, subscriptionsUseCase } from './domain/subscriptions-use-case';
 import { mountRoutes } from './entry-points/http/routes';
-import { maintenanceJob } from './entry-points/jobs/maintenance-job';
 import { domainEventsConsumer } from './entry-points/messaging/domain-events-consumer';
 import { DeliveryWorker } from './entry-points/workers/delivery-worker';
 
@@ -150,7 +150,11 @@ export function buildWebhooksService(
       entryPoints: [
         consumer,
         ...(worker ? [worker] : []),
-        maintenanceJob(idempotency, logger),
+        periodicJob(
+          'maintenance',
+          async () => ({ idempotency_keys: await idempotency.purgeExpired() }),
+          logger,
+        ),
         { name: 'delivery-connections', start: async () => {}, stop: () => sender.close() },
       ],
       parts: { events, consumer, subscriptions, deliveries, worker, clock },
