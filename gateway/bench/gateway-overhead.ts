@@ -16,15 +16,16 @@
 //
 //   pnpm --filter @ordering/gateway bench      (or: tsx gateway/bench/gateway-overhead.ts)
 //   BENCH_SECONDS=8 BENCH_CONNECTIONS=50 ROUNDS=2 BENCH_SAMPLE_RATIO=1 GATEWAY_NODE_ARGS=--cpu-prof
+//   BENCH_PORTS=18400-18499 (every listener in that range; default: any free port)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { signIdentity } from '@ordering/http';
+import { freePort, listenOnFreePort } from './bench-ports';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -39,15 +40,6 @@ const gatewayDir = path.resolve(__dirname, '..');
 const repoRoot = path.resolve(gatewayDir, '..');
 const customersDir = path.join(repoRoot, 'services', 'customers');
 const children: ChildProcess[] = [];
-
-/** A port free right now (bound, then released). */
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Proc {
   child: ChildProcess;
@@ -90,8 +82,7 @@ async function startOtlpSink() {
       res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `http://127.0.0.1:${await listenOnFreePort(server)}`;
   return { server, url, stats: () => ({ exports, spansBytes }) };
 }
 
@@ -104,8 +95,7 @@ async function startJwks() {
   const server = http.createServer((_req, res) =>
     res.writeHead(200, { 'content-type': 'application/json' }).end(jwks),
   );
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `http://127.0.0.1:${await listenOnFreePort(server)}`;
   const audience = 'https://api.bench.test';
   const token = jwt.sign(
     { scope: 'orders:read', client_id: 'bench', cust_id: CUST_ID, login: 'alice' },

@@ -7,7 +7,8 @@
 // telemetry off (the API's no-op). Alternating rounds, median. Less sensitive to a busy machine
 // than gateway-overhead.ts, whose figure it complements (there, on = off + this, plus noise).
 //
-//   tsx gateway/bench/tracing-cost.ts     (BENCH_REQUESTS=50000 ROUNDS=5 BENCH_SAMPLE_RATIO=1)
+//   tsx gateway/bench/tracing-cost.ts     (BENCH_REQUESTS=50000 ROUNDS=5 BENCH_SAMPLE_RATIO=1,
+//                                          BENCH_PORTS=18400-18499 for the sink's port)
 import { spawn } from 'node:child_process';
 import { context } from '@opentelemetry/api';
 import {
@@ -20,20 +21,22 @@ import {
   startTelemetry,
   tracer,
 } from '@ordering/telemetry';
+import { freePort } from './bench-ports';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 
 /** An OTLP/HTTP receiver in a child process: reads and drops what it gets. */
-function startSink(): Promise<{ url: string; stop(): void }> {
+async function startSink(): Promise<{ url: string; stop(): void }> {
+  const port = await freePort();
   const child = spawn(
     process.execPath,
     [
       '-e',
       `const s = require('node:http').createServer((q, r) => { q.resume(); q.on('end', () => r.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()); });
-       s.listen(0, '127.0.0.1', () => console.log(s.address().port));`,
+       s.listen(Number(process.env.PORT), '127.0.0.1', () => console.log(s.address().port));`,
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PORT: String(port) } },
   );
   return new Promise((resolve) => {
     child.stdout.once('data', (d: Buffer) =>

@@ -10,8 +10,8 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
 import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
-import type * as OtlpProto from '@opentelemetry/exporter-trace-otlp-proto';
 import type * as Zipkin from '@opentelemetry/exporter-zipkin';
+import type * as OtlpProtobuf from './otlp-protobuf-exporter';
 
 /** The traces URL of the OTLP/HTTP endpoint: the signal's own variable as is, else the base + /v1/traces. */
 function otlpTracesUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -37,8 +37,8 @@ function otlpExporter(env: NodeJS.ProcessEnv): SpanExporter {
   if (protocol !== 'http/protobuf') {
     throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL '${protocol}' is not supported (http/protobuf, http/json)`);
   }
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto') as typeof OtlpProto;
-  return new OTLPTraceExporter(config);
+  const { OtlpProtobufSpanExporter } = require('./otlp-protobuf-exporter') as typeof OtlpProtobuf;
+  return new OtlpProtobufSpanExporter(config);
 }
 
 function zipkinExporter(env: NodeJS.ProcessEnv): SpanExporter {
