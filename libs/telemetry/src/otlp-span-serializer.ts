@@ -1,12 +1,15 @@
 // Finished spans as an OTLP ExportTraceServiceRequest in protobuf, the body of an OTLP/HTTP
 // export: the same bytes as @opentelemetry/otlp-transformer's ProtobufTraceSerializer (checked by
-// otlp-span-serializer.test.ts), in about a third of its CPU time. Encoding the spans was the
-// largest cost tracing added to a request (about 5 µs per span here, three spans per request at the
+// otlp-span-serializer.test.ts), for a fraction of its CPU. Encoding the spans was the largest cost
+// tracing added to a request (about 5 µs per span on this machine, three spans per request at the
 // gateway): the SDK's serializer measures every string, id and message in a first pass and writes it
-// in a second, copying each id through a new array. This one writes once, into a Node Buffer:
-// strings and hex ids through Buffer's native encoders, attribute names and span names (a few dozen
-// distinct ones) from a cache of their encoded form, and each message's length written in front of
-// it once known (a message whose length needs more bytes than reserved is moved, rarely).
+// in a second, copying each id through a new array, and runs once per batch, long after the spans
+// ended (their objects no longer in the CPU's caches and promoted out of V8's young generation by
+// then). Here each span is encoded once, as it ends (EncodedSpans.add, called by the span processor
+// of otlp-span-processor.ts), into a Node Buffer: strings and ids written as they are, attribute
+// names and span names (a few dozen distinct ones) copied from a cache of their encoded form, and
+// each message's length written in front of it once known. An export then only wraps the encoded
+// spans of each process and instrumentation scope in their envelopes.
 //
 // Wire format: opentelemetry/proto/collector/trace/v1/trace_service.proto and trace/v1/trace.proto.
 import type { Attributes, AttributeValue, HrTime, Link, SpanContext } from '@opentelemetry/api';
@@ -37,18 +40,15 @@ function varintSize(value: number): number {
   return 5;
 }
 
+/** Encoded form of short strings written often (attribute names, span names), shared by every writer. */
+const encodedStrings = new Map<string, Buffer>();
+
 class Writer {
   buf: Buffer;
   pos = 0;
-  private readonly cache = new Map<string, Buffer>();
 
   constructor(size: number) {
     this.buf = Buffer.allocUnsafe(size);
-  }
-
-  reset(size: number): void {
-    this.buf = Buffer.allocUnsafe(size);
-    this.pos = 0;
   }
 
   ensure(bytes: number): void {
@@ -145,11 +145,11 @@ class Writer {
   string(value: string): void {
     const length = value.length;
     if (length <= CACHEABLE_LENGTH) {
-      let encoded = this.cache.get(value);
+      let encoded = encodedStrings.get(value);
       if (encoded === undefined) {
-        if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+        if (encodedStrings.size >= CACHE_LIMIT) encodedStrings.clear();
         encoded = Buffer.from(value, 'utf8');
-        this.cache.set(value, encoded);
+        encodedStrings.set(value, encoded);
       }
       const n = encoded.length;
       this.varint(n);
@@ -200,6 +200,13 @@ class Writer {
       buf[this.pos++] =
         (HEX_VALUE[hex.charCodeAt(i) & 0x7f]! << 4) | HEX_VALUE[hex.charCodeAt(i + 1) & 0x7f]!;
     }
+  }
+
+  /** Bytes already encoded (messages with their tags), as they are. */
+  raw(source: Buffer, length: number): void {
+    this.ensure(length);
+    source.copy(this.buf, this.pos, 0, length);
+    this.pos += length;
   }
 
   bytes(value: Uint8Array): void {
@@ -404,10 +411,9 @@ function writeSpan(w: Writer, span: ReadableSpan): void {
 type Resource = ReadableSpan['resource'];
 type Scope = ReadableSpan['instrumentationScope'];
 
-function writeScopeSpans(w: Writer, scope: Scope, spans: ReadableSpan[]): void {
-  const start = w.begin(3);
-  w.tag(1, LENGTH_DELIMITED);
-  const scopeStart = w.begin(1);
+/** The InstrumentationScope message, field 1 of ScopeSpans (its tag already written). */
+function writeScope(w: Writer, scope: Scope): void {
+  const start = w.begin(1);
   w.tag(1, LENGTH_DELIMITED);
   w.string(scope.name);
   if (scope.version) {
@@ -423,63 +429,83 @@ function writeScopeSpans(w: Writer, scope: Scope, spans: ReadableSpan[]): void {
     w.tag(4, VARINT);
     w.varint(droppedAttributesCount);
   }
-  w.end(scopeStart, 1);
-  for (const span of spans) {
-    w.tag(2, LENGTH_DELIMITED);
-    writeSpan(w, span);
-  }
-  if (scope.schemaUrl) {
-    w.tag(3, LENGTH_DELIMITED);
-    w.string(scope.schemaUrl);
-  }
-  w.end(start, 3);
+  w.end(start, 1);
 }
 
-function writeResourceSpans(w: Writer, resource: Resource, scopes: Map<Scope, ReadableSpan[]>): void {
-  const start = w.begin(3);
-  w.tag(1, LENGTH_DELIMITED);
-  const resourceStart = w.begin(2);
+/** The Resource message, field 1 of ResourceSpans (its tag already written). */
+function writeResource(w: Writer, resource: Resource): void {
+  const start = w.begin(2);
   writeAttributes(w, resource.attributes, 1);
   w.tag(2, VARINT);
   w.varint(0);
-  w.end(resourceStart, 2);
-  for (const spans of scopes.values()) {
-    w.tag(2, LENGTH_DELIMITED);
-    writeScopeSpans(w, spans[0]!.instrumentationScope, spans);
-  }
-  if (resource.schemaUrl) {
-    w.tag(3, LENGTH_DELIMITED);
-    w.string(resource.schemaUrl);
-  }
-  w.end(start, 3);
+  w.end(start, 2);
 }
 
-/** Spans grouped by resource, then by instrumentation scope, in the order first seen. */
-function group(spans: ReadableSpan[]): Map<Resource, Map<Scope, ReadableSpan[]>> {
-  const resources = new Map<Resource, Map<Scope, ReadableSpan[]>>();
-  for (const span of spans) {
-    let scopes = resources.get(span.resource);
-    if (!scopes) resources.set(span.resource, (scopes = new Map()));
-    let list = scopes.get(span.instrumentationScope);
-    if (!list) scopes.set(span.instrumentationScope, (list = []));
-    list.push(span);
+/** About what a batch took lately: the next batch's buffer starts at that size. */
+let expectedBatchBytes = 64 * 1024;
+
+/**
+ * Spans encoded as they end, grouped by process (resource) and instrumentation scope in the order
+ * first seen, as the SDK's serializer groups them; `bytes()` is the export request.
+ */
+export class EncodedSpans {
+  /** Spans added. */
+  count = 0;
+  private readonly groups = new Map<Resource, Map<Scope, Writer>>();
+
+  add(span: ReadableSpan): void {
+    let scopes = this.groups.get(span.resource);
+    if (!scopes) this.groups.set(span.resource, (scopes = new Map()));
+    let w = scopes.get(span.instrumentationScope);
+    if (!w) scopes.set(span.instrumentationScope, (w = new Writer(expectedBatchBytes)));
+    const mark = w.pos;
+    try {
+      w.tag(2, LENGTH_DELIMITED);
+      writeSpan(w, span);
+    } catch (err) {
+      w.pos = mark; // nothing half-written stays in the batch
+      throw err;
+    }
+    this.count++;
   }
-  return resources;
+
+  /** The ExportTraceServiceRequest of the spans added. */
+  bytes(): Uint8Array {
+    let encoded = 0;
+    for (const scopes of this.groups.values()) for (const w of scopes.values()) encoded += w.pos;
+    const out = new Writer(encoded + 1024);
+    for (const [resource, scopes] of this.groups) {
+      out.tag(1, LENGTH_DELIMITED);
+      const resourceSpans = out.begin(3);
+      out.tag(1, LENGTH_DELIMITED);
+      writeResource(out, resource);
+      for (const [scope, w] of scopes) {
+        out.tag(2, LENGTH_DELIMITED);
+        const scopeSpans = out.begin(3);
+        out.tag(1, LENGTH_DELIMITED);
+        writeScope(out, scope);
+        out.raw(w.buf, w.pos);
+        if (scope.schemaUrl) {
+          out.tag(3, LENGTH_DELIMITED);
+          out.string(scope.schemaUrl);
+        }
+        out.end(scopeSpans, 3);
+      }
+      if (resource.schemaUrl) {
+        out.tag(3, LENGTH_DELIMITED);
+        out.string(resource.schemaUrl);
+      }
+      out.end(resourceSpans, 3);
+    }
+    // A decaying maximum: a small batch sent by the timer does not shrink the next full one's buffer.
+    expectedBatchBytes = Math.min(4 * 1024 * 1024, Math.max(16 * 1024, expectedBatchBytes * 0.9, encoded));
+    return out.buf.subarray(0, out.pos);
+  }
 }
 
-/** Bytes per span of the last request: the next one starts with a buffer that usually fits. */
-let bytesPerSpan = 256;
-const writer = new Writer(64 * 1024);
-
-/** The ExportTraceServiceRequest of `spans` in protobuf. */
-export function serializeSpans(spans: ReadableSpan[]): Uint8Array {
-  writer.reset(Math.max(1024, Math.ceil(spans.length * bytesPerSpan * 1.25)));
-  for (const [resource, scopes] of group(spans)) {
-    writer.tag(1, LENGTH_DELIMITED);
-    writeResourceSpans(writer, resource, scopes);
-  }
-  if (spans.length > 0) bytesPerSpan = Math.max(64, Math.ceil(writer.pos / spans.length));
-  const out = writer.buf.subarray(0, writer.pos);
-  writer.reset(0);
-  return out;
+/** The ExportTraceServiceRequest of `spans` in protobuf, in one go. */
+export function serializeSpans(spans: readonly ReadableSpan[]): Uint8Array {
+  const batch = new EncodedSpans();
+  for (const span of spans) batch.add(span);
+  return batch.bytes();
 }

@@ -1,6 +1,7 @@
 // Where finished spans go: batched to OTLP (a collector in a cluster), Zipkin (the local trace
 // viewer) or the console; 'none' keeps ids and propagation and exports nothing. Exporter modules
-// are loaded only when chosen.
+// are loaded only when chosen. OTLP/HTTP protobuf, the production path, encodes each span as it ends
+// (otlp-span-processor.ts); the others batch span objects with the SDK's BatchSpanProcessor.
 /* eslint-disable @typescript-eslint/no-require-imports */
 import {
   BatchSpanProcessor,
@@ -12,6 +13,10 @@ import {
 import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
 import type * as Zipkin from '@opentelemetry/exporter-zipkin';
 import type * as OtlpProtobuf from './otlp-protobuf-exporter';
+import type * as OtlpProcessor from './otlp-span-processor';
+
+/** Spans leave in batches, off the request path: 1 s apart, or sooner when 512 are waiting. */
+const BATCHING = { scheduledDelayMillis: 1000, maxExportBatchSize: 512, maxQueueSize: 8192 };
 
 /** The traces URL of the OTLP/HTTP endpoint: the signal's own variable as is, else the base + /v1/traces. */
 function otlpTracesUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -20,7 +25,7 @@ function otlpTracesUrl(env: NodeJS.ProcessEnv): string | undefined {
   return base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
 }
 
-function otlpExporter(env: NodeJS.ProcessEnv): SpanExporter {
+function otlpProcessor(env: NodeJS.ProcessEnv): SpanProcessor {
   const url = otlpTracesUrl(env);
   const config = url ? { url } : {};
   const protocol = (
@@ -32,13 +37,14 @@ function otlpExporter(env: NodeJS.ProcessEnv): SpanExporter {
     .toLowerCase();
   if (protocol === 'http/json') {
     const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
-    return new OTLPTraceExporter(config);
+    return new BatchSpanProcessor({ exporter: new OTLPTraceExporter(config), ...BATCHING });
   }
   if (protocol !== 'http/protobuf') {
     throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL '${protocol}' is not supported (http/protobuf, http/json)`);
   }
   const { OtlpProtobufSpanExporter } = require('./otlp-protobuf-exporter') as typeof OtlpProtobuf;
-  return new OtlpProtobufSpanExporter(config);
+  const { EncodingBatchSpanProcessor } = require('./otlp-span-processor') as typeof OtlpProcessor;
+  return new EncodingBatchSpanProcessor({ exporter: new OtlpProtobufSpanExporter(config), ...BATCHING });
 }
 
 function zipkinExporter(env: NodeJS.ProcessEnv): SpanExporter {
@@ -54,21 +60,13 @@ export function spanProcessorsFor(exporters: string[], env: NodeJS.ProcessEnv): 
     if (name === 'none') continue;
     if (name === 'console') {
       processors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
-      continue;
+    } else if (name === 'otlp') {
+      processors.push(otlpProcessor(env));
+    } else if (name === 'zipkin') {
+      processors.push(new BatchSpanProcessor({ exporter: zipkinExporter(env), ...BATCHING }));
+    } else {
+      throw new Error(`OTEL_TRACES_EXPORTER '${name}' is not supported (otlp, zipkin, console, none)`);
     }
-    let exporter: SpanExporter;
-    if (name === 'otlp') exporter = otlpExporter(env);
-    else if (name === 'zipkin') exporter = zipkinExporter(env);
-    else throw new Error(`OTEL_TRACES_EXPORTER '${name}' is not supported (otlp, zipkin, console, none)`);
-    // Spans leave in batches, off the request path: 1 s apart, or sooner when 512 are waiting.
-    processors.push(
-      new BatchSpanProcessor({
-        exporter,
-        scheduledDelayMillis: 1000,
-        maxExportBatchSize: 512,
-        maxQueueSize: 8192,
-      }),
-    );
   }
   return processors;
 }
