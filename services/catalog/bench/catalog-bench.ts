@@ -223,7 +223,7 @@ async function openLoad(
   const inFlight: Promise<void>[] = [];
   const start = performance.now();
   const end = start + SECONDS * 1000;
-  for (let due = start; ; ) {
+  for (let due = start; ;) {
     due += (-Math.log(1 - Math.random()) * 1000) / rate;
     if (due >= end) break;
     const wait = due - performance.now();
@@ -238,7 +238,8 @@ async function openLoad(
           (res) => {
             res.resume();
             res.on('end', () => {
-              if (res.statusCode! >= 200 && res.statusCode! < 300) latencies.push(performance.now() - sentDue);
+              if (res.statusCode! >= 200 && res.statusCode! < 300)
+                latencies.push(performance.now() - sentDue);
               else non2xx++;
               resolve();
             });
@@ -254,7 +255,8 @@ async function openLoad(
   await Promise.all(inFlight);
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  const at = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
   return { rps: latencies.length / SECONDS, p50: at(0.5), p99: at(0.99), errors, non2xx };
 }
 
@@ -444,8 +446,10 @@ async function main(): Promise<void> {
       'description word only': () => 'goes',
       'found nowhere': () => `zq${Math.floor(Math.random() * 1000)}x`,
     };
-    const run = (path: (custId: string) => string, options?: { overallRate?: number; connections?: number }) =>
-      measured(() => load(catalog.url, identity, all, path, options));
+    const run = (
+      path: (custId: string) => string,
+      options?: { overallRate?: number; connections?: number },
+    ) => measured(() => load(catalog.url, identity, all, path, options));
     const runOpen = (path: (custId: string) => string, rate: number) =>
       measured(() => openLoad(catalog.url, identity, all, path, rate));
 
@@ -462,7 +466,12 @@ async function main(): Promise<void> {
     const halfLoadBursts = await run(paths.search, { overallRate: halfRate });
     const shapes: [string, Figures & { cpu: { node: number; pg: number } }][] = [];
     for (const [name, q] of Object.entries(queryShapes)) {
-      shapes.push([name, await run((c) => `/v1/catalog/items?cust_id=${c}&limit=25&q=${encodeURIComponent(q())}`, { connections: 1 })]);
+      shapes.push([
+        name,
+        await run((c) => `/v1/catalog/items?cust_id=${c}&limit=25&q=${encodeURIComponent(q())}`, {
+          connections: 1,
+        }),
+      ]);
     }
 
     console.log(
