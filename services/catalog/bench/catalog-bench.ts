@@ -25,6 +25,7 @@
 //   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 BENCH_ITEMS=100000 BENCH_ACCOUNTS=1000
 //   BENCH_PORT=18600 (customers on it, the catalog on the next; default free ports)
 //   BENCH_KEEP_DATABASES=1 (leave the databases for bench/explain-search.ts)
+//   BENCH_CPU_PROFILE_DIR=/tmp/prof (a CPU profile of the catalog process)
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -44,6 +45,8 @@ const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
 const PORT = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : undefined;
 /** Leaves both databases in place (their URLs printed) to look at query plans afterwards. */
 const KEEP_DATABASES = process.env.BENCH_KEEP_DATABASES === '1';
+/** BENCH_CPU_PROFILE_DIR: where the catalog process writes a CPU profile (--cpu-prof) when it stops. */
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
 const TOP_ACCOUNTS = Math.max(1, Math.round(ACCOUNTS / 10));
 
 const secret = randomBytes(32).toString('hex');
@@ -260,20 +263,27 @@ async function openLoad(
   return { rps: latencies.length / SECONDS, p50: at(0.5), p99: at(0.99), errors, non2xx };
 }
 
-/** CPU seconds (user + system) used so far by these processes, from /proc (Linux). */
-function cpuSeconds(pids: number[]): number {
-  let ticks = 0;
+/** CPU seconds (user + system) each of these processes used so far, from /proc (Linux); gone ones are left out. */
+function cpuSeconds(pids: number[]): Map<number, number> {
+  const used = new Map<number, number>();
   for (const pid of pids) {
     try {
       // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      used.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
     } catch {
       // the process has gone
     }
   }
-  return ticks / 100;
+  return used;
+}
+
+/** CPU seconds used between two readings by the processes alive at the second (new ones: all of theirs). */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let seconds = 0;
+  for (const [pid, used] of after) seconds += used - (before.get(pid) ?? 0);
+  return seconds;
 }
 
 const fmtCpu = (f: Figures & { cpu: { node: number; pg: number } }) =>
@@ -304,7 +314,13 @@ async function main(): Promise<void> {
     procs.push(customers);
     const catalog = await startServiceProcess(
       'services/catalog',
-      { ...production, DATABASE_URL: catalogDb.url, CUSTOMERS_URL: customers.url },
+      {
+        ...production,
+        DATABASE_URL: catalogDb.url,
+        CUSTOMERS_URL: customers.url,
+        // A CPU profile of the catalog process, written when it stops.
+        ...(CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` } : {}),
+      },
       PORT ? { port: PORT + 1 } : {},
     );
     procs.push(catalog);
@@ -422,11 +438,11 @@ async function main(): Promise<void> {
       const pids = await backendPids();
       const before = { node: cpuSeconds([catalog.pid]), pg: cpuSeconds(pids) };
       const f = await figures();
-      // Sessions opened during the run count from their start (those closed during it are lost).
+      // Sessions opened during the run count from their start; those closed during it are lost.
       const sessions = [...new Set([...pids, ...(await backendPids())])];
       const requests = f.rps * SECONDS;
-      const nodeMs = ((cpuSeconds([catalog.pid]) - before.node) * 1000) / requests;
-      const pgMs = ((cpuSeconds(sessions) - before.pg) * 1000) / requests;
+      const nodeMs = (cpuBetween(before.node, cpuSeconds([catalog.pid])) * 1000) / requests;
+      const pgMs = (cpuBetween(before.pg, cpuSeconds(sessions)) * 1000) / requests;
       return { ...f, cpu: { node: nodeMs, pg: pgMs } };
     };
     const randomNoun = () => pick(NOUNS, Math.floor(Math.random() * NOUNS.length));
