@@ -4,10 +4,23 @@
 // included, as the service runs them) with the shared buffers the statement touched. Buffers do
 // not change with the machine's load, times do: on a shared machine the least time is the figure.
 //   DATABASE_URL=postgres://.../test_catalog_... tsx bench/explain-search.ts [shape ...]
+import { readFileSync } from 'node:fs';
 import { createKnex } from '@ordering/db';
 import { CatalogViewRepository, SEARCH_SESSION_SETTINGS } from '../src/data-access/catalog-view-repository';
 
-const knex = createKnex({ url: process.env.DATABASE_URL!, sessionSettings: SEARCH_SESSION_SETTINGS });
+// One session, so that its CPU time (/proc) is the statements' own, whatever else the machine runs.
+const knex = createKnex({
+  url: process.env.DATABASE_URL!,
+  sessionSettings: SEARCH_SESSION_SETTINGS,
+  pool: { min: 1, max: 1 },
+});
+
+/** CPU milliseconds (user + system) the process used so far. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 const RUNS = Number(process.env.RUNS ?? 30);
 
@@ -40,11 +53,17 @@ async function main(): Promise<void> {
     const rows = await repo.list(account, { ...shape, limit: 26 });
     const { sql, bindings } = captured!;
     const times: number[] = [];
+    const { rows: backend } = await knex.raw('select pg_backend_pid() as pid');
+    const pid = (backend as { pid: number }[])[0]!.pid;
+    const cpuBefore = cpuMs(pid);
     for (let run = 0; run < RUNS; run++) {
       const started = performance.now();
-      await repo.list(account, { ...shape, limit: 26 });
+      if (process.env.PLAN_ONLY === '1')
+        await knex.raw(`explain ${sql.replace(/\$\d+/g, '?')}`, bindings as never);
+      else await repo.list(account, { ...shape, limit: 26 });
       times.push(performance.now() - started);
     }
+    const cpu = (cpuMs(pid) - cpuBefore) / RUNS;
     times.sort((a, b) => a - b);
     // The statement as sent ($n placeholders), on a connection of the pool.
     const connection = (await knex.client.acquireConnection()) as {
@@ -57,7 +76,7 @@ async function main(): Promise<void> {
       const hit = buffers ? Number(buffers[1]) + Number(buffers[2] ?? 0) : NaN;
       const planning = lines.find((l) => l.startsWith('Planning Time'));
       console.log(
-        `${name.padEnd(12)} ${String(rows.length).padStart(3)} rows  least ${times[0]!.toFixed(2).padStart(6)} ms  median ${times[times.length >> 1]!.toFixed(2).padStart(6)} ms  ${String(hit).padStart(5)} buffers  (${planning ?? ''})  ${JSON.stringify(shape)}`,
+        `${name.padEnd(12)} ${String(rows.length).padStart(3)} rows  cpu ${cpu.toFixed(1).padStart(5)} ms  least ${times[0]!.toFixed(2).padStart(6)} ms  median ${times[times.length >> 1]!.toFixed(2).padStart(6)} ms  ${String(hit).padStart(5)} buffers  (${planning ?? ''})  ${JSON.stringify(shape)}`,
       );
       if (process.env.EXPLAIN === '1') console.log(`${lines.join('\n')}\n`);
     } finally {
