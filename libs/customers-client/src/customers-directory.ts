@@ -65,22 +65,41 @@ export class CustomersDirectory {
     this.users = cache(options.userTtlMs ?? 0);
   }
 
-  /** `load(key)` through `cache` when there is one; an undefined answer (unknown) is never kept. */
+  /** Reads under way, per cache and key: concurrent misses of one key share one call. */
+  private readonly loading = new Map<string, Promise<unknown>>();
+
+  /**
+   * `load(key)` through `cache` when there is one; an undefined answer (unknown) is never kept.
+   * While one read of a key is under way, other callers of that key wait for it instead of asking
+   * too (when a popular entry expires under load, one call renews it, not one per request).
+   */
   private async through<V extends object>(
+    kind: 'lineage' | 'account' | 'user',
     cache: LRUCache<string, V> | undefined,
     key: string,
     load: () => Promise<V | undefined>,
   ): Promise<V | undefined> {
-    const cached = cache?.get(key);
+    if (!cache) return load();
+    const cached = cache.get(key);
     if (cached) return cached;
-    const value = await load();
-    if (value !== undefined) cache?.set(key, value);
-    return value;
+    const loadingKey = `${kind} ${key}`;
+    const running = this.loading.get(loadingKey) as Promise<V | undefined> | undefined;
+    if (running) return running;
+    const loaded = load().then((value) => {
+      if (value !== undefined) cache.set(key, value);
+      return value;
+    });
+    this.loading.set(loadingKey, loaded);
+    try {
+      return await loaded;
+    } finally {
+      if (this.loading.get(loadingKey) === loaded) this.loading.delete(loadingKey);
+    }
   }
 
   /** The account's lineage and currency; undefined for an unknown account. Cached. */
   async lineage(custId: string): Promise<Lineage | undefined> {
-    return this.through(this.lineages, custId, () =>
+    return this.through('lineage', this.lineages, custId, () =>
       this.get<Lineage>(`/internal/v1/customers/${encodeURIComponent(custId)}/lineage`),
     );
   }
@@ -108,14 +127,16 @@ export class CustomersDirectory {
    */
   async account(custId: string, options: { fresh?: boolean } = {}): Promise<AccountRecord | undefined> {
     const load = () => this.get<AccountRecord>(`/internal/v1/customers/${encodeURIComponent(custId)}`);
-    if (!options.fresh) return this.through(this.accounts, custId, load);
-    this.accounts?.delete(custId);
-    return this.through(this.accounts, custId, load);
+    if (!options.fresh) return this.through('account', this.accounts, custId, load);
+    const value = await load();
+    if (value === undefined) this.accounts?.delete(custId);
+    else this.accounts?.set(custId, value);
+    return value;
   }
 
   /** The user, any status (read now, or within `userTtlMs`); undefined for an unknown login. */
   async user(login: string): Promise<User | undefined> {
-    return this.through(this.users, login, () =>
+    return this.through('user', this.users, login, () =>
       this.get<User>(`/internal/v1/users/${encodeURIComponent(login)}`),
     );
   }
