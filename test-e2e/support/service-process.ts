@@ -63,6 +63,8 @@ export async function startServiceProcess(
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'test',
+      // Named as in production (the chart sets it): the spans' service.
+      OTEL_SERVICE_NAME: name,
       ...env,
       PORT: String(port),
     },
