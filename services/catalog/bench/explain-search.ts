@@ -1,8 +1,9 @@
 // Not a test: the catalog's list and search statements on a database the benchmark left behind
-// (BENCH_KEEP_DATABASES=1 prints its URL), one per query shape: the plan with EXPLAIN (ANALYZE,
-// BUFFERS) when EXPLAIN=1, and always the least and median time of RUNS executions (planning
-// included, as the service runs them) with the shared buffers the statement touched. Buffers do
-// not change with the machine's load, times do: on a shared machine the least time is the figure.
+// (BENCH_KEEP_DATABASES=1 prints its URL), one per query shape: the CPU one statement costs its
+// PostgreSQL session (from /proc, over RUNS executions, planning included as the service runs
+// them), the least and median time, the shared buffers it touched, and the plan with EXPLAIN
+// (ANALYZE, BUFFERS) when EXPLAIN=1 (PLAN_ONLY=1: the CPU of planning alone). Buffers do not
+// change with the machine's load and CPU changes much less than times do.
 //   DATABASE_URL=postgres://.../test_catalog_... tsx bench/explain-search.ts [shape ...]
 import { readFileSync } from 'node:fs';
 import { createKnex } from '@ordering/db';
