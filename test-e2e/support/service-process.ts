@@ -10,6 +10,8 @@ const repoRoot = path.resolve(__dirname, '..', '..');
 export interface ServiceProcess {
   name: string;
   url: string;
+  /** The process id (for its CPU time in /proc). */
+  pid: number;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   /** SIGTERM and wait for a clean exit; resolves with the exit code. */
@@ -93,6 +95,7 @@ export async function startServiceProcess(
   return {
     name,
     url,
+    pid: child.pid!,
     output: () => output,
     stop: async () => {
       child.kill('SIGTERM');

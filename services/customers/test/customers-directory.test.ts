@@ -67,6 +67,35 @@ describe('CustomersDirectory', () => {
     expect(await directory().user(`nobody-${h.suffix}`)).toBeUndefined();
   });
 
+  it('caches accounts and users for their TTL when the caller asks; unknown ones never; fresh reads now', async () => {
+    const d = new CustomersDirectory({
+      baseUrl: h.url,
+      secret: h.secret,
+      caller: 'orders',
+      accountTtlMs: 60_000,
+      userTtlMs: 60_000,
+    });
+    const late = `${tree.root}-LATE`;
+    expect(await d.account(late)).toBeUndefined();
+    await h.admin.createCustomer({ cust_id: late, name: 'Late Inc.', parent_cust_id: tree.root });
+    expect(await d.account(late)).toMatchObject({ id: late, name: 'Late Inc.' });
+
+    await h.admin.updateCustomer(late, { name: 'Later Inc.' });
+    expect(await d.account(late)).toMatchObject({ name: 'Late Inc.' });
+    expect(await d.account(late, { fresh: true })).toMatchObject({ name: 'Later Inc.' });
+    expect(await d.account(late)).toMatchObject({ name: 'Later Inc.' });
+
+    const login = `dir-cached-${h.suffix.toLowerCase()}`;
+    expect(await d.user(login)).toBeUndefined();
+    await h.admin.createUser({ cust_id: late, login, email: `${login}@example.com`, name: 'First Name' });
+    expect(await d.user(login)).toMatchObject({ login, name: 'First Name' });
+    await h.admin.request('POST', `/internal/v1/admin/users/${login}/deactivate`);
+    expect(await d.user(login)).toMatchObject({ status: 'active' });
+    expect(await directory().user(login)).toMatchObject({ status: 'deactivated' });
+    d.forgetUser(login);
+    expect(await d.user(login)).toMatchObject({ status: 'deactivated' });
+  });
+
   it("lists an account's reach, and the users of one account by role and status", async () => {
     const d = directory();
     expect(await d.reach(tree.grandchild)).toEqual([tree.grandchild]);
