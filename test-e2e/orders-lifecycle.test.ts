@@ -409,6 +409,7 @@ afterAll(async () => {
   await Promise.all([...dbs.map((d) => d.drop()), zipkin?.stop()]);
 });
 
+// First in this file: the account is not yet cached by the orders process (see customersRequest).
 it('an order placed with a client-credentials token is ONE trace in Zipkin: gateway, orders and its queries, catalog pricing, customers, the outbox relay, the consumers, the webhook attempt, parents right', async () => {
   // A receiver of the account's order.submitted webhooks (the webhooks service allows http://127.0.0.1).
   const received: { delivery: string; event: Json }[] = [];
@@ -471,7 +472,8 @@ async function placeTracedOrder(receiver: http.Server, received: { delivery: str
       pricingCall: by('orders', 'CLIENT', /^post catalog$/),
       catalogRequest: by('catalog', 'SERVER', /^post \/internal\/v1\/catalog\/prices$/),
       catalogQuery: by('catalog', 'CLIENT', /^(select|with) /),
-      // The account (addresses, approval threshold), read for every order.
+      // The account (addresses, approval threshold): read, as this is the orders process's first
+      // order (the placement path reuses an account it read for 5 s).
       customersRequest: by('customers', 'SERVER', /^get \/internal\/v1\/customers\/\{cust_id\}$/),
       submittedPublish: by('orders', 'PRODUCER', /^ordering\.orders\.v1 publish$/, submitted),
       approvalsConsume: by('approvals', 'CONSUMER', /^ordering\.orders\.v1 process$/, submitted),
