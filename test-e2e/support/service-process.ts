@@ -74,7 +74,7 @@ export async function startServiceProcess(
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
 
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`${name} exited while starting (${child.exitCode ?? child.signalCode}):\n${output}`);

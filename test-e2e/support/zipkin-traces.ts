@@ -18,6 +18,12 @@ export interface ZipkinSpan {
   tags?: Record<string, string>;
 }
 
+/** Spans whose parent is not (yet) in `spans`: spans leave each process in its own batches. */
+export function spansWithoutParent(spans: ZipkinSpan[]): ZipkinSpan[] {
+  const ids = new Set(spans.map((s) => s.id));
+  return spans.filter((s) => s.parentId !== undefined && !ids.has(s.parentId));
+}
+
 export interface TestZipkin {
   /** The API base, e.g. http://127.0.0.1:41234/api/v2 */
   api: string;
