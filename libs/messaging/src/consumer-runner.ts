@@ -47,6 +47,9 @@ export type EventHandler<E> = (event: E, ctx: ConsumerContext) => Promise<void>;
 /** Handlers of envelope events by type; events of other types are skipped (not validated). */
 export type EventHandlers = { [T in EventType]?: EventHandler<EventOf<T>> };
 
+/** Predicates by event type: false skips the event (see `ConsumerOptions.filters`). */
+export type EventFilters = { [T in EventType]?: (event: EventOf<T>) => boolean };
+
 /** A handler of a topic whose messages are not event envelopes (fulfilment updates, revocations). */
 export interface TopicHandler<T> {
   schema: z.ZodType<T>;
@@ -78,6 +81,11 @@ export interface ConsumerOptions {
   groupId: string;
   topics: string[];
   handlers?: EventHandlers;
+  /**
+   * Which events of a handled type the handler acts on; the others are skipped as types without a
+   * handler are (no transaction, no inbox row). For handlers that ignore most events of a type.
+   */
+  filters?: EventFilters;
   /** By topic, for topics that do not carry event envelopes. */
   topicHandlers?: Record<string, AnyTopicHandler>;
   retry?: ConsumerRetryOptions;
@@ -498,6 +506,8 @@ class KafkaConsumerRunner implements ConsumerRunner {
     if (!handler) return { kind: 'skip' };
     try {
       const event = parseEvent(value);
+      const wanted = this.options.filters?.[event.type] as ((e: unknown) => boolean) | undefined;
+      if (wanted && !wanted(event)) return { kind: 'skip' };
       return { kind: 'apply', prepared: { id: event.id, apply: (ctx) => handler(event, ctx) } };
     } catch (err) {
       if (err instanceof EventValidationError) {

@@ -255,6 +255,20 @@ describe('the consumer runner', () => {
     expect(await db.knex('processed_events').where({ event_id: delivered.id })).toEqual([]);
   });
 
+  it('skips the events its filter refuses, without an inbox row', async () => {
+    const topic = await createTopic(kafka, 1);
+    await startConsumer({
+      topics: [topic],
+      handlers: recordingHandlers(topic),
+      filters: { 'order.approved': (event) => event.data.po_number !== 'ignore me' },
+    });
+    const ignored = orderEvent('ord_f1', 'ignore me');
+    await send(topic, 'k', ignored, orderEvent('ord_f2', 'wanted'));
+    await waitUntil(async () => (await effectsOf(topic)).length === 1, 15_000, 'the wanted event applied');
+    expect((await effectsOf(topic))[0]).toMatchObject({ ref: 'ord_f2', note: 'wanted' });
+    expect(await db.knex('processed_events').where({ event_id: ignored.id })).toEqual([]);
+  });
+
   it('consumes a non-envelope topic with its own schema and idempotency id', async () => {
     const topic = await createTopic(kafka, 1);
     await startConsumer({
