@@ -59,7 +59,8 @@ export class CustomersDirectory {
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     });
     const max = options.maxEntries ?? 10_000;
-    const cache = <V extends object>(ttl: number) => (ttl > 0 ? new LRUCache<string, V>({ max, ttl }) : undefined);
+    const cache = <V extends object>(ttl: number) =>
+      ttl > 0 ? new LRUCache<string, V>({ max, ttl }) : undefined;
     this.lineages = cache(options.lineageTtlMs ?? 10_000);
     this.accounts = cache(options.accountTtlMs ?? 0);
     this.users = cache(options.userTtlMs ?? 0);
@@ -72,6 +73,7 @@ export class CustomersDirectory {
    * `load(key)` through `cache` when there is one; an undefined answer (unknown) is never kept.
    * While one read of a key is under way, other callers of that key wait for it instead of asking
    * too (when a popular entry expires under load, one call renews it, not one per request).
+   * An entry read after half its TTL is renewed in the background (see below).
    */
   private async through<V extends object>(
     kind: 'lineage' | 'account' | 'user',
@@ -80,13 +82,32 @@ export class CustomersDirectory {
     load: () => Promise<V | undefined>,
   ): Promise<V | undefined> {
     if (!cache) return load();
-    const cached = cache.get(key);
-    if (cached) return cached;
     const loadingKey = `${kind} ${key}`;
+    const cached = cache.get(key);
+    if (cached) {
+      // Refresh ahead: an entry read in the second half of its life is renewed in the background,
+      // so a key in steady use never makes a request wait for the customers service, and no copy
+      // is ever served older than the TTL. A failed renewal is dropped: the entry expires as usual.
+      if (cache.getRemainingTTL(key) < cache.ttl / 2 && !this.loading.has(loadingKey)) {
+        this.load(loadingKey, cache, key, load).catch(() => undefined);
+      }
+      return cached;
+    }
     const running = this.loading.get(loadingKey) as Promise<V | undefined> | undefined;
     if (running) return running;
+    return this.load(loadingKey, cache, key, load);
+  }
+
+  /** One read of `key` into `cache`, registered so that concurrent callers share it. */
+  private async load<V extends object>(
+    loadingKey: string,
+    cache: LRUCache<string, V>,
+    key: string,
+    load: () => Promise<V | undefined>,
+  ): Promise<V | undefined> {
     const loaded = load().then((value) => {
       if (value !== undefined) cache.set(key, value);
+      else cache.delete(key);
       return value;
     });
     this.loading.set(loadingKey, loaded);

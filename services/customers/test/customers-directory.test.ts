@@ -48,6 +48,30 @@ describe('CustomersDirectory', () => {
     expect((await d.lineage(moved))?.lineage).toEqual([moved, tree.child, tree.root]);
   });
 
+  it('renews a lineage read in the second half of its TTL in the background, never serving one older than the TTL', async () => {
+    const ttl = 4_000;
+    const d = directory(ttl);
+    const moving = `${tree.root}-RENEWED`;
+    await h.admin.createCustomer({ cust_id: moving, name: 'Renewed Inc.', parent_cust_id: tree.root });
+    const firstRead = Date.now();
+    expect((await d.lineage(moving))?.lineage).toEqual([moving, tree.root]);
+    await h.admin.updateCustomer(moving, { parent_cust_id: tree.child });
+
+    // First half of its life: the cached copy, nothing renewed.
+    expect((await d.lineage(moving))?.lineage).toEqual([moving, tree.root]);
+    await new Promise((resolve) => setTimeout(resolve, ttl / 2 + 200 - (Date.now() - firstRead)));
+    // Second half: still the cached copy at once, and a renewal starts behind it ...
+    expect((await d.lineage(moving))?.lineage).toEqual([moving, tree.root]);
+    // ... so the move is seen before the first copy would have expired.
+    let seen: string[] | undefined;
+    while (Date.now() - firstRead < ttl - 300) {
+      seen = (await d.lineage(moving))?.lineage;
+      if (seen?.length === 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(seen).toEqual([moving, tree.child, tree.root]);
+  });
+
   it('reads an account with its addresses and settings, and a user, fresh', async () => {
     await h.admin.addAddress(tree.child, {
       type: 'shipping',
