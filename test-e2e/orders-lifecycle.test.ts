@@ -1,9 +1,12 @@
 // The whole life of orders through the real gateway with real tokens (the auth service; approvers
 // and shoppers sign in with the authorization code flow on the real sign-in page), each service as
 // its own process on real PostgreSQL and Kafka, every event read back from Kafka with a raw
-// consumer in order for its order. The real catalog service prices every order.
+// consumer in order for its order. The real catalog service prices every order. Every process
+// exports its spans to a real Zipkin, and an order's trace is read back from it.
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as oidc from 'openid-client';
@@ -14,6 +17,7 @@ import { TOPICS } from '@ordering/contracts';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { DEAD_LETTER_HEADERS, createKafka } from '@ordering/messaging';
 import { migrations as ordersMigrations } from '@ordering/orders-service';
+import { migrations as webhooksMigrations } from '@ordering/webhooks-service';
 import {
   type TestDatabase,
   type TopicReader,
@@ -29,8 +33,15 @@ import {
   startCustomersProcess,
   startFullGatewayProcess,
   startOrdersProcess,
+  startWebhooksProcess,
 } from './support/platform-processes';
 import { type ServiceProcess, freePort } from './support/service-process';
+import {
+  type TestZipkin,
+  type ZipkinSpan,
+  spansWithoutParent,
+  startTestZipkin,
+} from './support/zipkin-traces';
 
 jest.setTimeout(120_000);
 
@@ -57,6 +68,8 @@ let orders: ServiceProcess;
 let approvals: ServiceProcess;
 let gateway: ServiceProcess;
 let catalog: ServiceProcess;
+let webhooks: ServiceProcess;
+let zipkin: TestZipkin;
 let ordersTopic: TopicReader;
 let deadLetters: TopicReader;
 let ordersEnv: Parameters<typeof startOrdersProcess>[0];
@@ -189,28 +202,33 @@ async function fulfilmentViaOps(orderId: string, status: string, extra: string[]
 }
 
 beforeAll(async () => {
-  const [customersDb, aDb, oDb, apDb, cDb] = await Promise.all([
+  // Zipkin's JVM starts slowly: first, and waited for only by the test that reads a trace.
+  zipkin = await startTestZipkin();
+  const tracing = zipkin.exportEnv;
+  const [customersDb, aDb, oDb, apDb, cDb, wDb] = await Promise.all([
     createTestDatabase({ service: 'customers', migrations: customersMigrations }),
     createTestDatabase({ service: 'auth', migrations: authMigrations }),
     createTestDatabase({ service: 'orders', migrations: ordersMigrations }),
     createTestDatabase({ service: 'approvals', migrations: approvalsMigrations }),
     createTestDatabase({ service: 'catalog', migrations: catalogMigrations }),
+    createTestDatabase({ service: 'webhooks', migrations: webhooksMigrations }),
   ]);
   authDb = aDb!;
   ordersDb = oDb!;
-  dbs.push(customersDb!, aDb!, oDb!, apDb!, cDb!);
+  dbs.push(customersDb!, aDb!, oDb!, apDb!, cDb!, wDb!);
   const kafka = createKafka({ clientId: `e2e-orders-${suffix}`, brokers: brokers.split(',') });
   [ordersTopic, deadLetters] = await Promise.all([
     readTopic(kafka, TOPICS.orders),
     readTopic(kafka, TOPICS.deadLetter),
   ]);
 
-  customers = await startCustomersProcess({ databaseUrl: customersDb!.url, brokers, secret });
+  customers = await startCustomersProcess({ databaseUrl: customersDb!.url, brokers, secret, env: tracing });
   catalog = await startCatalogProcess({
     databaseUrl: cDb!.url,
     brokers,
     secret,
     customersUrl: customers.url,
+    env: tracing,
   });
   const items = new CatalogAdminClient({ baseUrl: catalog.url, internalIdentitySecret: secret });
   await items.createCategory({ id: 'office', name: 'Office supplies' });
@@ -259,6 +277,8 @@ beforeAll(async () => {
     catalogUrl: catalog.url,
     approvalsUrl: `http://127.0.0.1:${approvalsPort}`,
     groupId: `orders.e2e-${suffix}`,
+    // Its log lines (info: the access line of each request) carry the trace id.
+    env: { ...tracing, LOG_LEVEL: 'info' },
   };
   [auth, orders, approvals] = await Promise.all([
     startAuthProcess({
@@ -269,6 +289,7 @@ beforeAll(async () => {
       audience,
       redisPrefix: `e2e-orders-${suffix}:`,
       consumerGroup: `auth.e2e-orders-${suffix}`,
+      env: tracing,
     }),
     startOrdersProcess(ordersEnv, { port: ordersPort }),
     startApprovalsProcess(
@@ -279,10 +300,20 @@ beforeAll(async () => {
         customersUrl: customers.url,
         ordersUrl: `http://127.0.0.1:${ordersPort}`,
         groupId: `approvals.e2e-${suffix}`,
+        env: tracing,
       },
       { port: approvalsPort },
     ),
   ]);
+  webhooks = await startWebhooksProcess({
+    databaseUrl: wDb!.url,
+    brokers,
+    secret,
+    customersUrl: customers.url,
+    catalogUrl: catalog.url,
+    groupId: `webhooks.e2e-orders-${suffix}`,
+    env: tracing,
+  });
   gateway = await startFullGatewayProcess({
     issuer: auth.issuer,
     audience,
@@ -293,7 +324,9 @@ beforeAll(async () => {
       ORDERS_URL: orders.url,
       APPROVALS_URL: approvals.url,
       CATALOG_URL: catalog.url,
+      WEBHOOKS_URL: webhooks.url,
     },
+    env: tracing,
   });
 
   const admin = new CustomersAdminClient({ baseUrl: customers.url, internalIdentitySecret: secret });
@@ -367,13 +400,174 @@ beforeAll(async () => {
     steps: [{ approver: users.adam }, { approver: users.april }],
   });
   expect(chain.status).toBe(200);
-});
+  // Eight processes and Zipkin's JVM start here: a bound for a machine other test runs load too.
+}, 240_000);
 
 afterAll(async () => {
   await Promise.all([ordersTopic?.stop(), deadLetters?.stop()]);
-  await Promise.all([gateway, approvals, orders, auth, catalog, customers].map((p) => p?.stop()));
-  await Promise.all(dbs.map((d) => d.drop()));
+  await Promise.all([gateway, webhooks, approvals, orders, auth, catalog, customers].map((p) => p?.stop()));
+  await Promise.all([...dbs.map((d) => d.drop()), zipkin?.stop()]);
 });
+
+// First in this file: the account is not yet cached by the orders process (see customersRequest).
+it('an order placed with a client-credentials token is ONE trace in Zipkin: gateway, orders and its queries, catalog pricing, customers, the outbox relay, the consumers, the webhook attempt, parents right', async () => {
+  // A receiver of the account's order.submitted webhooks (the webhooks service allows http://127.0.0.1).
+  const received: { delivery: string; event: Json }[] = [];
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ delivery: String(req.headers['service-delivery']), event: JSON.parse(body) as Json });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  try {
+    await placeTracedOrder(receiver, received);
+  } finally {
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
+});
+
+async function placeTracedOrder(receiver: http.Server, received: { delivery: string; event: Json }[]) {
+  const subscription = await api('ada', 'POST', '/v1/webhooks', {
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+    events: ['order.submitted'],
+  });
+  expect(subscription.status).toBe(201);
+  await zipkin.ready();
+
+  // tokens.ada: the account's server-to-server client (client credentials).
+  const placed = await fetch(`${gateway.url}/v1/orders`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${tokens.ada}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(small()),
+  });
+  expect(placed.status).toBe(201);
+  const order = (await placed.json()) as Json;
+  const requestId = placed.headers.get('x-request-id');
+  const [, traceId, rootSpanId, flags] = (placed.headers.get('traceresponse') ?? '').split('-');
+  expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+  expect(flags).toBe('01');
+
+  // Zipkin answers span names in lower case.
+  const hopsOf = (spans: ZipkinSpan[]) => {
+    const by = (service: string, kind: ZipkinSpan['kind'], name: RegExp, tags: Record<string, string> = {}) =>
+      spans.find(
+        (s) =>
+          s.localEndpoint?.serviceName === service &&
+          s.kind === kind &&
+          name.test(s.name) &&
+          Object.entries(tags).every(([k, v]) => s.tags?.[k] === v),
+      );
+    const submitted = { 'ordering.event_type': 'order.submitted' };
+    return {
+      gatewayRequest: by('gateway', 'SERVER', /^post \/v1\/orders$/),
+      admission: by('gateway', undefined, /^gateway admission$/),
+      forward: by('gateway', 'CLIENT', /^forward orders$/),
+      ordersRequest: by('orders', 'SERVER', /^post \/v1\/orders$/),
+      orderInsert: by('orders', 'CLIENT', /^insert orders$/),
+      outboxInsert: by('orders', 'CLIENT', /^insert outbox$/),
+      pricingCall: by('orders', 'CLIENT', /^post catalog$/),
+      catalogRequest: by('catalog', 'SERVER', /^post \/internal\/v1\/catalog\/prices$/),
+      catalogQuery: by('catalog', 'CLIENT', /^(select|with) /),
+      // The account (addresses, approval threshold): read, as this is the orders process's first
+      // order (the placement path reuses an account it read for 5 s).
+      customersRequest: by('customers', 'SERVER', /^get \/internal\/v1\/customers\/\{cust_id\}$/),
+      submittedPublish: by('orders', 'PRODUCER', /^ordering\.orders\.v1 publish$/, submitted),
+      approvalsConsume: by('approvals', 'CONSUMER', /^ordering\.orders\.v1 process$/, submitted),
+      webhooksConsume: by('webhooks', 'CONSUMER', /^ordering\.orders\.v1 process$/, submitted),
+      webhookAttempt: by('webhooks', 'CLIENT', /^webhook order\.submitted attempt$/),
+    };
+  };
+  // Complete: every hop, and no span whose parent is still on its way from another process.
+  const spans = await zipkin.waitForTrace(
+    traceId!,
+    (s) => Object.values(hopsOf(s)).every(Boolean) && spansWithoutParent(s).length === 0,
+    45_000,
+  );
+  const hops = hopsOf(spans);
+  const parentOf = (name: keyof typeof hops) => hops[name]!.parentId;
+  const idOf = (name: keyof typeof hops) => hops[name]!.id;
+  const tagsOf = (name: keyof typeof hops) => hops[name]!.tags ?? {};
+
+  // One trace: its only root is the gateway's request span, which traceresponse names, and every
+  // other span's parent is in the trace.
+  expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([traceId]));
+  expect(spans.filter((s) => !s.parentId).map((s) => s.id)).toEqual([rootSpanId]);
+  expect(idOf('gatewayRequest')).toBe(rootSpanId);
+  expect(spansWithoutParent(spans)).toEqual([]);
+  expect(new Set(spans.map((s) => s.localEndpoint?.serviceName))).toEqual(
+    new Set(['gateway', 'orders', 'catalog', 'customers', 'approvals', 'webhooks']),
+  );
+  // The gateway admits and forwards; the orders use case runs under the forward and calls the
+  // catalog (pricing) and customers (the account) under its own span, whose queries those are.
+  expect(parentOf('admission')).toBe(idOf('gatewayRequest'));
+  expect(parentOf('forward')).toBe(idOf('gatewayRequest'));
+  expect(parentOf('ordersRequest')).toBe(idOf('forward'));
+  expect(parentOf('orderInsert')).toBe(idOf('ordersRequest'));
+  expect(parentOf('outboxInsert')).toBe(idOf('ordersRequest'));
+  expect(parentOf('pricingCall')).toBe(idOf('ordersRequest'));
+  expect(parentOf('catalogRequest')).toBe(idOf('pricingCall'));
+  expect(parentOf('catalogQuery')).toBe(idOf('catalogRequest'));
+  const customersCall = spans.find((s) => s.id === parentOf('customersRequest'));
+  expect(customersCall).toMatchObject({
+    name: 'get customers',
+    kind: 'CLIENT',
+    parentId: idOf('ordersRequest'),
+  });
+  expect(customersCall!.localEndpoint?.serviceName).toBe('orders');
+  // The relay publishes later, in the request's trace; each consumer continues the message's.
+  expect(parentOf('submittedPublish')).toBe(idOf('ordersRequest'));
+  expect(parentOf('approvalsConsume')).toBe(idOf('submittedPublish'));
+  expect(parentOf('webhooksConsume')).toBe(idOf('submittedPublish'));
+  // The delivery attempt, made by the delivery worker after the consumer's commit, joins it too.
+  expect(parentOf('webhookAttempt')).toBe(idOf('webhooksConsume'));
+
+  // What on-call searches by, where it belongs.
+  expect(tagsOf('gatewayRequest')).toMatchObject({
+    'ordering.request_id': requestId,
+    'ordering.cust_id': acme,
+  });
+  expect(tagsOf('ordersRequest')).toMatchObject({
+    'ordering.order_id': order.id,
+    'ordering.request_id': requestId,
+    'ordering.cust_id': acme,
+  });
+  const eventId = tagsOf('submittedPublish')['ordering.event_id'];
+  expect(eventId).toMatch(/^evt_/);
+  expect(tagsOf('approvalsConsume')['ordering.event_id']).toBe(eventId);
+  expect(tagsOf('webhooksConsume')['ordering.event_id']).toBe(eventId);
+  // The receiver got the delivery the attempt names, of the event the trace published.
+  await waitUntil(() => received.length > 0, 10_000, 'the delivery at the receiver');
+  expect(received).toHaveLength(1);
+  expect(received[0]!.event).toMatchObject({ id: eventId, type: 'order.submitted', data: { id: order.id } });
+  expect(tagsOf('webhookAttempt')).toMatchObject({
+    'ordering.delivery_id': received[0]!.delivery,
+    'ordering.event_id': eventId,
+    'ordering.subscription_id': subscription.body.id,
+    'http.response.status_code': '204',
+  });
+  // An integrator's request id, or the new order's id, finds this trace and no other.
+  expect(await zipkin.traceIdsWhere(`ordering.request_id=${requestId}`)).toEqual([traceId]);
+  expect(await zipkin.traceIdsWhere(`ordering.order_id=${order.id}`)).toEqual([traceId]);
+  // The orders service's log line of the request carries the trace id.
+  const logLines = orders
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Json);
+  expect(logLines.filter((l) => l.trace_id === traceId)).toContainEqual(
+    expect.objectContaining({
+      request_id: requestId,
+      req: expect.objectContaining({ method: 'POST', url: '/v1/orders' }),
+      res: { statusCode: 201 },
+    }),
+  );
+
+  expect((await api('ada', 'DELETE', `/v1/webhooks/${subscription.body.id}`)).status).toBe(200);
+}
 
 it('under the threshold: approved at once; order.submitted then order.approved', async () => {
   const order = await place(small());
@@ -581,7 +775,7 @@ it('a kill -9 of the orders service right after the commit loses no event', asyn
   // A replica that commits orders but leaves publishing to others, killed at once after answering.
   await orders.stop();
   orders = await startOrdersProcess(
-    { ...ordersEnv, env: { OUTBOX_RELAY_ENABLED: 'false' } },
+    { ...ordersEnv, env: { ...ordersEnv.env, OUTBOX_RELAY_ENABLED: 'false' } },
     { port: ordersPort },
   );
   const order = await place(small());

@@ -180,9 +180,8 @@ describe('the start command', () => {
   });
 
   it('a user created through the gateway is ONE trace in Zipkin: gateway, customers, its queries, the outbox relay, Kafka, the webhooks consumer, the webhook delivery attempt, parents right', async () => {
-    // The order flavour of this trace (orders, its call to catalog for prices, approvals) goes
-    // through the same shared code (libs/http, libs/db, libs/messaging); a test placing an order
-    // with a subscription to order.* would add those hops to `expectedHops` below.
+    // The order flavour of this trace (orders, its calls to catalog for prices and to customers,
+    // the approvals consumer) is read back from Zipkin in orders-lifecycle.test.ts.
     const stack = JSON.parse(fs.readFileSync(stackFile, 'utf8')) as StackFile;
     const client = stack.demo.clients.find((c) => c.scopes.includes('admin:all') && c.client_secret)!;
     const tokenRes = await fetch(`${stack.auth_url}/oauth/token`, {

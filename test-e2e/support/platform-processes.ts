@@ -66,12 +66,14 @@ export function startCustomersProcess(options: {
   databaseUrl: string;
   brokers: string;
   secret: string;
+  env?: Record<string, string>;
 }): Promise<ServiceProcess> {
   return startServiceProcess('services/customers', {
     DATABASE_URL: options.databaseUrl,
     KAFKA_BROKERS: options.brokers,
     INTERNAL_IDENTITY_SECRET: options.secret,
     PASSWORD_HASH_COST: '10',
+    ...options.env,
   });
 }
 
@@ -138,6 +140,7 @@ export function startApprovalsProcess(
     customersUrl: string;
     ordersUrl: string;
     groupId: string;
+    env?: Record<string, string>;
   },
   processOptions: { port?: number } = {},
 ): Promise<ServiceProcess> {
@@ -151,6 +154,7 @@ export function startApprovalsProcess(
       ORDERS_URL: options.ordersUrl,
       KAFKA_GROUP_ID: options.groupId,
       KAFKA_FROM_BEGINNING: 'false',
+      ...options.env,
     },
     processOptions,
   );
@@ -162,11 +166,39 @@ export function startCatalogProcess(options: {
   brokers: string;
   secret: string;
   customersUrl: string;
+  env?: Record<string, string>;
 }): Promise<ServiceProcess> {
   return startServiceProcess('services/catalog', {
     DATABASE_URL: options.databaseUrl,
     KAFKA_BROKERS: options.brokers,
     INTERNAL_IDENTITY_SECRET: options.secret,
     CUSTOMERS_URL: options.customersUrl,
+    ...options.env,
+  });
+}
+
+/**
+ * The webhooks service (its own consumer group; only new events), delivering to receivers on
+ * http://127.0.0.1 as `./dev up` allows.
+ */
+export function startWebhooksProcess(options: {
+  databaseUrl: string;
+  brokers: string;
+  secret: string;
+  customersUrl: string;
+  catalogUrl: string;
+  groupId: string;
+  env?: Record<string, string>;
+}): Promise<ServiceProcess> {
+  return startServiceProcess('services/webhooks', {
+    DATABASE_URL: options.databaseUrl,
+    KAFKA_BROKERS: options.brokers,
+    INTERNAL_IDENTITY_SECRET: options.secret,
+    CUSTOMERS_URL: options.customersUrl,
+    CATALOG_URL: options.catalogUrl,
+    KAFKA_GROUP_ID: options.groupId,
+    KAFKA_FROM_BEGINNING: 'false',
+    WEBHOOKS_ALLOW_LOCAL_HTTP: 'true',
+    ...options.env,
   });
 }

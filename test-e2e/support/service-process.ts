@@ -10,6 +10,8 @@ const repoRoot = path.resolve(__dirname, '..', '..');
 export interface ServiceProcess {
   name: string;
   url: string;
+  /** The process id (for its CPU time in /proc). */
+  pid: number;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
   /** SIGTERM and wait for a clean exit; resolves with the exit code. */
@@ -61,6 +63,8 @@ export async function startServiceProcess(
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'test',
+      // Named as in production (the chart sets it): the spans' service.
+      OTEL_SERVICE_NAME: name,
       ...env,
       PORT: String(port),
     },
@@ -70,7 +74,7 @@ export async function startServiceProcess(
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
 
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`${name} exited while starting (${child.exitCode ?? child.signalCode}):\n${output}`);
@@ -91,6 +95,7 @@ export async function startServiceProcess(
   return {
     name,
     url,
+    pid: child.pid!,
     output: () => output,
     stop: async () => {
       child.kill('SIGTERM');

@@ -138,10 +138,23 @@ export async function seedOrders(ctx: SeedContext): Promise<void> {
 
   const statusOf = async (id: string) => (await orders(admin, 'GET', `/v1/orders/${id}`)).status as string;
   const decide = async (login: string, orderId: string, action: 'approve' | 'reject') => {
+    // A second `./dev up` over the same databases finds the steps it took before already decided
+    // (the order is found again by its Idempotency-Key): a step decided is left as it is.
     const approval = await until(async () => {
-      const queue = await approvals(approver(login), 'GET', `/v1/approvals?approver=${login}&limit=100`);
-      return (queue.data as { id: string; order_id: string }[]).find((a) => a.order_id === orderId);
+      for (const status of ['pending', 'approved', 'rejected'] as const) {
+        const queue = await approvals(
+          approver(login),
+          'GET',
+          `/v1/approvals?approver=${login}&status=${status}&limit=100`,
+        );
+        const found = (queue.data as { id: string; order_id: string; status: string }[]).find(
+          (a) => a.order_id === orderId,
+        );
+        if (found) return found;
+      }
+      return undefined;
     }, `${login}'s approval of ${orderId}`);
+    if (approval.status !== 'pending') return;
     await approvals(
       approver(login),
       'POST',

@@ -32,7 +32,14 @@ export interface CustomersDirectoryOptions {
   caller: string;
   /** How long a lineage is reused; default 10 s (0: never cached). */
   lineageTtlMs?: number;
-  /** Most lineages kept; default 10,000. */
+  /**
+   * How long an account (addresses, currency, settings) is reused; default 0 (read fresh every
+   * time). Unknown accounts are never cached.
+   */
+  accountTtlMs?: number;
+  /** How long a user is reused; default 0 (read fresh every time). Unknown logins are never cached. */
+  userTtlMs?: number;
+  /** Most entries kept per cache (lineages, accounts, users); default 10,000. */
   maxEntries?: number;
   timeoutMs?: number;
 }
@@ -40,6 +47,8 @@ export interface CustomersDirectoryOptions {
 export class CustomersDirectory {
   private readonly api: InternalApiClient;
   private readonly lineages: LRUCache<string, Lineage> | undefined;
+  private readonly accounts: LRUCache<string, AccountRecord> | undefined;
+  private readonly users: LRUCache<string, User> | undefined;
 
   constructor(options: CustomersDirectoryOptions) {
     this.api = new InternalApiClient({
@@ -49,19 +58,78 @@ export class CustomersDirectory {
       callee: 'customers',
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     });
-    const ttl = options.lineageTtlMs ?? 10_000;
-    this.lineages = ttl > 0 ? new LRUCache({ max: options.maxEntries ?? 10_000, ttl }) : undefined;
+    const max = options.maxEntries ?? 10_000;
+    const cache = <V extends object>(ttl: number) =>
+      ttl > 0 ? new LRUCache<string, V>({ max, ttl }) : undefined;
+    this.lineages = cache(options.lineageTtlMs ?? 10_000);
+    this.accounts = cache(options.accountTtlMs ?? 0);
+    this.users = cache(options.userTtlMs ?? 0);
+  }
+
+  /** Reads under way, per cache and key: concurrent misses of one key share one call. */
+  private readonly loading = new Map<string, Promise<unknown>>();
+
+  /**
+   * `load(key)` through `cache` when there is one; an undefined answer (unknown) is never kept.
+   * While one read of a key is under way, other callers of that key wait for it instead of asking
+   * too (when a popular entry expires under load, one call renews it, not one per request).
+   * An entry read after half its TTL is renewed in the background (see below).
+   */
+  private async through<V extends object>(
+    kind: 'lineage' | 'account' | 'user',
+    cache: LRUCache<string, V> | undefined,
+    key: string,
+    load: () => Promise<V | undefined>,
+  ): Promise<V | undefined> {
+    if (!cache) return load();
+    const loadingKey = `${kind} ${key}`;
+    const cached = cache.get(key);
+    if (cached) {
+      // Refresh ahead: an entry read in the second half of its life is renewed in the background,
+      // so a key in steady use never makes a request wait for the customers service, and no copy
+      // is ever served older than the TTL. A failed renewal is dropped: the entry expires as usual.
+      if (cache.getRemainingTTL(key) < cache.ttl / 2 && !this.loading.has(loadingKey)) {
+        this.load(loadingKey, cache, key, load).catch(() => undefined);
+      }
+      return cached;
+    }
+    const running = this.loading.get(loadingKey) as Promise<V | undefined> | undefined;
+    if (running) return running;
+    return this.load(loadingKey, cache, key, load);
+  }
+
+  /** One read of `key` into `cache`, registered so that concurrent callers share it. */
+  private async load<V extends object>(
+    loadingKey: string,
+    cache: LRUCache<string, V>,
+    key: string,
+    load: () => Promise<V | undefined>,
+  ): Promise<V | undefined> {
+    const loaded = load().then((value) => {
+      if (value !== undefined) cache.set(key, value);
+      else cache.delete(key);
+      return value;
+    });
+    this.loading.set(loadingKey, loaded);
+    try {
+      return await loaded;
+    } finally {
+      if (this.loading.get(loadingKey) === loaded) this.loading.delete(loadingKey);
+    }
   }
 
   /** The account's lineage and currency; undefined for an unknown account. Cached. */
   async lineage(custId: string): Promise<Lineage | undefined> {
-    const cached = this.lineages?.get(custId);
-    if (cached) return cached;
-    const path = `/internal/v1/customers/${encodeURIComponent(custId)}/lineage`;
-    const res = await this.api.request<Lineage>('GET', path);
+    return this.through('lineage', this.lineages, custId, () =>
+      this.get<Lineage>(`/internal/v1/customers/${encodeURIComponent(custId)}/lineage`),
+    );
+  }
+
+  /** GET of one resource: its body, undefined for 404, UnavailableError for anything else. */
+  private async get<T>(path: string): Promise<T | undefined> {
+    const res = await this.api.request<T>('GET', path);
     if (res.status === 404) return undefined;
     if (res.status !== 200) throw this.api.unexpected(res, path);
-    this.lineages?.set(custId, res.body);
     return res.body;
   }
 
@@ -74,22 +142,24 @@ export class CustomersDirectory {
     return lineage?.lineage.includes(tokenCustId) ? lineage : undefined;
   }
 
-  /** The account with its addresses and settings, read now; undefined for an unknown account. */
-  async account(custId: string): Promise<AccountRecord | undefined> {
-    const path = `/internal/v1/customers/${encodeURIComponent(custId)}`;
-    const res = await this.api.request<AccountRecord>('GET', path);
-    if (res.status === 404) return undefined;
-    if (res.status !== 200) throw this.api.unexpected(res, path);
-    return res.body;
+  /**
+   * The account with its addresses and settings (read now, or within `accountTtlMs`; `fresh` reads
+   * now and renews the cached copy); undefined for an unknown account.
+   */
+  async account(custId: string, options: { fresh?: boolean } = {}): Promise<AccountRecord | undefined> {
+    const load = () => this.get<AccountRecord>(`/internal/v1/customers/${encodeURIComponent(custId)}`);
+    if (!options.fresh) return this.through('account', this.accounts, custId, load);
+    const value = await load();
+    if (value === undefined) this.accounts?.delete(custId);
+    else this.accounts?.set(custId, value);
+    return value;
   }
 
-  /** The user (any status), read now; undefined for an unknown login. */
+  /** The user, any status (read now, or within `userTtlMs`); undefined for an unknown login. */
   async user(login: string): Promise<User | undefined> {
-    const path = `/internal/v1/users/${encodeURIComponent(login)}`;
-    const res = await this.api.request<User>('GET', path);
-    if (res.status === 404) return undefined;
-    if (res.status !== 200) throw this.api.unexpected(res, path);
-    return res.body;
+    return this.through('user', this.users, login, () =>
+      this.get<User>(`/internal/v1/users/${encodeURIComponent(login)}`),
+    );
   }
 
   /** The account and every descendant; undefined for an unknown account. Read now. */
@@ -111,9 +181,17 @@ export class CustomersDirectory {
     return res.body.data;
   }
 
-  /** Forgets cached lineages (all, or one account's). */
+  /** Forgets cached lineages and accounts (all, or one account's). */
   forget(custId?: string): void {
-    if (custId === undefined) this.lineages?.clear();
-    else this.lineages?.delete(custId);
+    for (const cache of [this.lineages, this.accounts]) {
+      if (custId === undefined) cache?.clear();
+      else cache?.delete(custId);
+    }
+  }
+
+  /** Forgets cached users (all, or one login). */
+  forgetUser(login?: string): void {
+    if (login === undefined) this.users?.clear();
+    else this.users?.delete(login);
   }
 }

@@ -96,21 +96,23 @@ export class IdempotencyStore {
    */
   async claim(scope: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
     const now = this.now();
-    return this.knex.transaction(async (trx) => {
-      const inserted = await trx(IDEMPOTENCY_TABLE)
-        .insert({
-          scope,
-          key,
-          fingerprint,
-          state: 'running',
-          locked_at: now,
-          expires_at: new Date(now.getTime() + this.ttlMs),
-        })
-        .onConflict(['scope', 'key'])
-        .ignore()
-        .returning('key');
-      if (inserted.length > 0) return { kind: 'claimed' } as const;
+    // A new key (the usual case) is one statement on its own; a key seen before is looked at
+    // under a row lock in a transaction.
+    const inserted = await this.knex(IDEMPOTENCY_TABLE)
+      .insert({
+        scope,
+        key,
+        fingerprint,
+        state: 'running',
+        locked_at: now,
+        expires_at: new Date(now.getTime() + this.ttlMs),
+      })
+      .onConflict(['scope', 'key'])
+      .ignore()
+      .returning('key');
+    if (inserted.length > 0) return { kind: 'claimed' } as const;
 
+    return this.knex.transaction(async (trx) => {
       const row = (await trx(IDEMPOTENCY_TABLE).where({ scope, key }).forUpdate().first()) as
         KeyRow | undefined;
       if (!row)

@@ -1,10 +1,14 @@
 // Runs a Kafka consumer group as an entry point. For each message: parse JSON, validate it with
 // the contracts, then apply the handler inside a database transaction together with an inbox row
-// (consumer, event id), so a redelivered message is applied once. Offsets are committed only after
-// the effect (or the dead-letter copy) is committed. A message that can never succeed goes to the
-// dead-letter topic and the partition moves on; a transient failure is retried with backoff, and
-// a failure of the infrastructure (database down) is retried until it recovers.
-import type { Consumer, EachMessagePayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
+// (consumer, event id), so a redelivered message is applied once. The messages of one fetched
+// batch of a partition are applied in ONE transaction (one inbox insert, one commit), in offset
+// order; when a handler fails, that transaction rolls back and the messages up to the failing one
+// are applied one by one, each in its own transaction, as if they had come alone. Offsets are
+// committed only after the effect (or the dead-letter copy) is committed. A message that can
+// never succeed goes to the dead-letter topic and the partition moves on; a transient failure is
+// retried with backoff, and a failure of the infrastructure (database down) is retried until it
+// recovers.
+import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Knex } from 'knex';
 import {
   EventEnvelopeBase,
@@ -16,6 +20,7 @@ import {
   type EventType,
   type z,
 } from '@ordering/contracts';
+import type { Attributes, Span } from '@opentelemetry/api';
 import { ATTR, platformMetrics, withConsumerSpan } from '@ordering/telemetry';
 import { backoffDelay, Waker, type BackoffOptions } from './backoff';
 import { createOrderedProducer } from './create-kafka';
@@ -41,6 +46,9 @@ export type EventHandler<E> = (event: E, ctx: ConsumerContext) => Promise<void>;
 
 /** Handlers of envelope events by type; events of other types are skipped (not validated). */
 export type EventHandlers = { [T in EventType]?: EventHandler<EventOf<T>> };
+
+/** Predicates by event type: false skips the event (see `ConsumerOptions.filters`). */
+export type EventFilters = { [T in EventType]?: (event: EventOf<T>) => boolean };
 
 /** A handler of a topic whose messages are not event envelopes (fulfilment updates, revocations). */
 export interface TopicHandler<T> {
@@ -73,6 +81,11 @@ export interface ConsumerOptions {
   groupId: string;
   topics: string[];
   handlers?: EventHandlers;
+  /**
+   * Which events of a handled type the handler acts on; the others are skipped as types without a
+   * handler are (no transaction, no inbox row). For handlers that ignore most events of a type.
+   */
+  filters?: EventFilters;
   /** By topic, for topics that do not carry event envelopes. */
   topicHandlers?: Record<string, AnyTopicHandler>;
   retry?: ConsumerRetryOptions;
@@ -94,6 +107,8 @@ export interface ConsumerOptions {
   partitionsConsumedConcurrently?: number;
   /** Inbox rows older than this are deleted (hourly); default 30 days. */
   inboxRetentionMs?: number;
+  /** Most messages applied in one transaction (of one fetched batch of a partition); default 100. */
+  maxMessagesPerTransaction?: number;
 }
 
 /** The group timings a service lets its tests shorten. */
@@ -127,6 +142,29 @@ type Preparation =
   | { kind: 'skip' }
   | { kind: 'dead'; reason: DeadLetterReason; error: string };
 
+/** A message of a fetched batch, with what its bytes say should happen to it. */
+interface Item {
+  message: KafkaMessage;
+  preparation: Preparation;
+}
+
+/** A message to apply, with its context (less the transaction). */
+interface Applicable {
+  message: KafkaMessage;
+  prepared: Prepared;
+  ctxBase: Omit<ConsumerContext, 'trx'>;
+}
+
+/** A handler failed inside a batch transaction: which message, and what it threw. */
+class BatchHandlerError extends Error {
+  constructor(
+    readonly index: number,
+    readonly failure: unknown,
+  ) {
+    super(failure instanceof Error ? failure.message : String(failure));
+  }
+}
+
 export function createConsumer(options: ConsumerOptions): ConsumerRunner {
   return new KafkaConsumerRunner(options);
 }
@@ -139,6 +177,7 @@ class KafkaConsumerRunner implements ConsumerRunner {
   private readonly heartbeatIntervalMs: number;
   private readonly deadLetterTopic: string;
   private readonly inboxRetentionMs: number;
+  private readonly maxPerTransaction: number;
   private consumer: Consumer | undefined;
   private producer: Producer | undefined;
   private stopping = false;
@@ -155,6 +194,7 @@ class KafkaConsumerRunner implements ConsumerRunner {
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 3000;
     this.deadLetterTopic = options.deadLetterTopic ?? TOPICS.deadLetter;
     this.inboxRetentionMs = options.inboxRetentionMs ?? 30 * 24 * 3600 * 1000;
+    this.maxPerTransaction = Math.max(1, options.maxMessagesPerTransaction ?? 100);
   }
 
   async start(): Promise<void> {
@@ -198,8 +238,10 @@ class KafkaConsumerRunner implements ConsumerRunner {
     this.lagGauge ??= observeConsumerLag(o.kafka, o.groupId, o.topics);
     await consumer.run({
       autoCommit: true,
+      // Offsets are resolved here, each once its message's effect (or dead letter) is committed.
+      eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: o.partitionsConsumedConcurrently ?? 1,
-      eachMessage: (payload) => this.onMessage(payload),
+      eachBatch: (payload) => this.onBatch(payload),
     });
   }
 
@@ -228,8 +270,89 @@ class KafkaConsumerRunner implements ConsumerRunner {
     return Promise.race([this.joined, timeout]).finally(() => clearTimeout(timer));
   }
 
-  private async onMessage({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
-    const attributes = {
+  /**
+   * A fetched batch of one partition, in offset order: runs of messages to apply go through one
+   * transaction each; a dead letter is written in its place in the order; skipped messages only
+   * move the offset. An offset is resolved once everything up to it is committed.
+   */
+  private async onBatch({
+    batch,
+    resolveOffset,
+    heartbeat,
+    isRunning,
+    isStale,
+  }: EachBatchPayload): Promise<void> {
+    const { topic, partition } = batch;
+    const items: Item[] = batch.messages.map((message) => ({
+      message,
+      preparation: this.prepare(topic, message),
+    }));
+    let i = 0;
+    while (i < items.length) {
+      if (!isRunning() || isStale()) return; // the rest is fetched again by whoever owns the partition
+      const item = items[i]!;
+      const { preparation, message } = item;
+      if (preparation.kind === 'dead') {
+        this.countOutcome(topic, 'dead_lettered');
+        await withConsumerSpan(
+          `${topic} process`,
+          message.headers,
+          async (span) => {
+            span.setAttribute('ordering.dead_letter.reason', preparation.reason);
+            await this.deadLetter(
+              topic,
+              partition,
+              message,
+              preparation.reason,
+              preparation.error,
+              heartbeat,
+            );
+          },
+          this.spanAttributes(topic, partition, message),
+        );
+        resolveOffset(message.offset);
+        i++;
+        continue;
+      }
+      // A run: the messages up to the next dead letter (skipped ones included), bounded in size.
+      const run: Applicable[] = [];
+      let j = i;
+      for (; j < items.length; j++) {
+        const p = items[j]!.preparation;
+        if (p.kind === 'dead') break;
+        if (p.kind === 'skip') {
+          this.countOutcome(topic, 'skipped');
+          continue;
+        }
+        if (run.length >= this.maxPerTransaction) break;
+        const m = items[j]!.message;
+        run.push({
+          message: m,
+          prepared: p.prepared,
+          ctxBase: {
+            headers: m.headers ?? {},
+            topic,
+            partition,
+            offset: m.offset,
+            key: m.key?.toString() ?? null,
+          },
+        });
+      }
+      await this.applyRun(run, heartbeat);
+      resolveOffset(items[j - 1]!.message.offset);
+      i = j;
+      await heartbeat();
+    }
+    await this.maybePurgeInbox();
+  }
+
+  private countOutcome(topic: string, outcome: string): void {
+    platformMetrics().consumerMessages.add(1, { group: this.options.groupId, topic, outcome });
+  }
+
+  private spanAttributes(topic: string, partition: number, message: KafkaMessage): Attributes {
+    const eventType = message.headers?.['event-type']?.toString();
+    return {
       'messaging.system': 'kafka',
       'messaging.operation.type': 'process',
       'messaging.destination.name': topic,
@@ -237,41 +360,122 @@ class KafkaConsumerRunner implements ConsumerRunner {
       'messaging.kafka.offset': Number(message.offset),
       'messaging.consumer.group.name': this.options.groupId,
       ...(message.key ? { 'messaging.kafka.message.key': message.key.toString() } : {}),
+      ...(eventType ? { [ATTR.eventType]: eventType } : {}),
     };
-    await withConsumerSpan(
-      `${topic} process`,
-      message.headers,
-      async (span) => {
-        const counted = (outcome: string) =>
-          platformMetrics().consumerMessages.add(1, { group: this.options.groupId, topic, outcome });
-        const eventType = message.headers?.['event-type']?.toString();
-        if (eventType) span.setAttribute(ATTR.eventType, eventType);
-        const preparation = this.prepare(topic, message);
-        if (preparation.kind === 'skip') return counted('skipped');
-        if (preparation.kind === 'dead') {
-          span.setAttribute('ordering.dead_letter.reason', preparation.reason);
-          counted('dead_lettered');
-          return this.deadLetter(topic, partition, message, preparation.reason, preparation.error, heartbeat);
-        }
-        span.setAttribute('messaging.message.id', preparation.prepared.id);
-        span.setAttribute(ATTR.eventId, preparation.prepared.id);
-        const ctxBase = {
-          headers: message.headers ?? {},
-          topic,
-          partition,
-          offset: message.offset,
-          key: message.key?.toString() ?? null,
-        };
-        const outcome = await this.applyWithRetries(preparation.prepared, ctxBase, heartbeat);
-        counted(outcome ? 'dead_lettered' : 'applied');
-        if (outcome) {
-          span.setAttribute('ordering.dead_letter.reason', outcome.reason);
-          await this.deadLetter(topic, partition, message, outcome.reason, outcome.error, heartbeat);
-        }
+  }
+
+  /** Runs `apply` in the message's CONSUMER span, continuing the producer's trace. */
+  private inSpan<T>(a: Applicable, apply: (span: Span) => Promise<T>): Promise<T> {
+    return withConsumerSpan(
+      `${a.ctxBase.topic} process`,
+      a.message.headers,
+      (span) => {
+        span.setAttribute('messaging.message.id', a.prepared.id);
+        span.setAttribute(ATTR.eventId, a.prepared.id);
+        return apply(span);
       },
-      attributes,
+      this.spanAttributes(a.ctxBase.topic, a.ctxBase.partition, a.message),
     );
-    await this.maybePurgeInbox();
+  }
+
+  /**
+   * Applies a run of messages in one transaction (retried while the infrastructure fails). When a
+   * handler fails, the transaction rolls back and the messages up to the failing one are applied
+   * one at a time with the per-message retries and dead letters, and the rest is a new run. Returns
+   * once every message is applied or dead-lettered (throws StoppingError when stopped first).
+   */
+  private async applyRun(run: Applicable[], heartbeat: () => Promise<void>): Promise<void> {
+    if (run.length === 0) return;
+    // Alone, a message's transaction (its inbox insert included) runs in its CONSUMER span.
+    if (run.length === 1) return this.applyAlone(run[0]!, heartbeat);
+    let infrastructureFailures = 0;
+    for (;;) {
+      try {
+        await this.applyTogether(run);
+        for (const a of run) this.countOutcome(a.ctxBase.topic, 'applied');
+        return;
+      } catch (err) {
+        if (err instanceof BatchHandlerError) {
+          // Alone, each message up to the failing one gets the retries and dead letter it would have.
+          for (let k = 0; k <= err.index; k++) {
+            await this.applyAlone(run[k]!, heartbeat, k === err.index ? err.failure : undefined);
+          }
+          return this.applyRun(run.slice(err.index + 1), heartbeat);
+        }
+        const infrastructure = isTransientInfrastructureError(err);
+        if (!infrastructure) {
+          // Neither a handler's failure nor the infrastructure's (the inbox insert, the commit): alone.
+          for (const a of run) await this.applyAlone(a, heartbeat);
+          return;
+        }
+        const delay = backoffDelay(++infrastructureFailures, this.backoff);
+        this.logger.warn(
+          {
+            err,
+            topic: run[0]!.ctxBase.topic,
+            partition: run[0]!.ctxBase.partition,
+            offset: run[0]!.ctxBase.offset,
+            messages: run.length,
+            attempt: infrastructureFailures,
+            infrastructure,
+            retry_in_ms: delay,
+          },
+          'handler failed; retrying',
+        );
+        await this.pauseWithHeartbeats(delay, heartbeat);
+      }
+    }
+  }
+
+  /** One transaction: the inbox rows of the run in one insert, then each new message's handler. */
+  private async applyTogether(run: Applicable[]): Promise<void> {
+    await this.options.knex.transaction(async (trx) => {
+      const ids = [...new Set(run.map((a) => a.prepared.id))];
+      const inserted: { event_id: string }[] = await trx(INBOX_TABLE)
+        .insert(ids.map((id) => ({ consumer: this.options.groupId, event_id: id })))
+        .onConflict(['consumer', 'event_id'])
+        .ignore()
+        .returning('event_id');
+      const fresh = new Set(inserted.map((r) => r.event_id));
+      for (let k = 0; k < run.length; k++) {
+        const a = run[k]!;
+        if (!fresh.delete(a.prepared.id)) {
+          this.logger.debug(
+            { event_id: a.prepared.id, topic: a.ctxBase.topic },
+            'already applied; skipping duplicate',
+          );
+          continue;
+        }
+        try {
+          await this.inSpan(a, () => a.prepared.apply({ ...a.ctxBase, trx }));
+        } catch (err) {
+          throw isTransientInfrastructureError(err) ? err : new BatchHandlerError(k, err);
+        }
+      }
+    });
+  }
+
+  /** A message in its own transaction, with retries and the dead letter (the first failure given). */
+  private async applyAlone(
+    a: Applicable,
+    heartbeat: () => Promise<void>,
+    firstFailure?: unknown,
+  ): Promise<void> {
+    const outcome = await this.applyWithRetries(a, heartbeat, firstFailure);
+    this.countOutcome(a.ctxBase.topic, outcome ? 'dead_lettered' : 'applied');
+    if (outcome) {
+      await this.inSpan(a, async (span) => {
+        span.setAttribute('ordering.dead_letter.reason', outcome.reason);
+        await this.deadLetter(
+          a.ctxBase.topic,
+          a.ctxBase.partition,
+          a.message,
+          outcome.reason,
+          outcome.error,
+          heartbeat,
+        );
+      });
+    }
   }
 
   /** Decides, from the bytes alone, whether the message is applied, skipped or dead-lettered. */
@@ -302,6 +506,8 @@ class KafkaConsumerRunner implements ConsumerRunner {
     if (!handler) return { kind: 'skip' };
     try {
       const event = parseEvent(value);
+      const wanted = this.options.filters?.[event.type] as ((e: unknown) => boolean) | undefined;
+      if (wanted && !wanted(event)) return { kind: 'skip' };
       return { kind: 'apply', prepared: { id: event.id, apply: (ctx) => handler(event, ctx) } };
     } catch (err) {
       if (err instanceof EventValidationError) {
@@ -315,19 +521,26 @@ class KafkaConsumerRunner implements ConsumerRunner {
     }
   }
 
-  /** Undefined when applied (or already applied before); the dead-letter reason otherwise. */
+  /**
+   * Undefined when applied (or already applied before); the dead-letter reason otherwise.
+   * `firstFailure`: what the message's handler threw in a batch transaction (its first attempt).
+   */
   private async applyWithRetries(
-    prepared: Prepared,
-    ctxBase: Omit<ConsumerContext, 'trx'>,
+    a: Applicable,
     heartbeat: () => Promise<void>,
+    firstFailure?: unknown,
   ): Promise<{ reason: DeadLetterReason; error: string } | undefined> {
     let failures = 0;
     let infrastructureFailures = 0;
+    let pending: { err: unknown } | undefined =
+      firstFailure === undefined ? undefined : { err: firstFailure };
     for (;;) {
       try {
-        await this.applyOnce(prepared, ctxBase);
+        if (pending) throw pending.err;
+        await this.applyOnce(a);
         return undefined;
       } catch (err) {
+        pending = undefined;
         if (err instanceof PermanentError) return { reason: 'permanent_error', error: err.message };
         const infrastructure = isTransientInfrastructureError(err);
         const attempt = infrastructure ? ++infrastructureFailures : ++failures;
@@ -338,9 +551,9 @@ class KafkaConsumerRunner implements ConsumerRunner {
         this.logger.warn(
           {
             err,
-            topic: ctxBase.topic,
-            partition: ctxBase.partition,
-            offset: ctxBase.offset,
+            topic: a.ctxBase.topic,
+            partition: a.ctxBase.partition,
+            offset: a.ctxBase.offset,
             attempt,
             infrastructure,
             retry_in_ms: delay,
@@ -352,22 +565,24 @@ class KafkaConsumerRunner implements ConsumerRunner {
     }
   }
 
-  private async applyOnce(prepared: Prepared, ctxBase: Omit<ConsumerContext, 'trx'>): Promise<void> {
-    await this.options.knex.transaction(async (trx) => {
-      const inserted = await trx(INBOX_TABLE)
-        .insert({ consumer: this.options.groupId, event_id: prepared.id })
-        .onConflict(['consumer', 'event_id'])
-        .ignore()
-        .returning('event_id');
-      if (inserted.length === 0) {
-        this.logger.debug(
-          { event_id: prepared.id, topic: ctxBase.topic },
-          'already applied; skipping duplicate',
-        );
-        return;
-      }
-      await prepared.apply({ ...ctxBase, trx });
-    });
+  private async applyOnce(a: Applicable): Promise<void> {
+    await this.inSpan(a, () =>
+      this.options.knex.transaction(async (trx) => {
+        const inserted = await trx(INBOX_TABLE)
+          .insert({ consumer: this.options.groupId, event_id: a.prepared.id })
+          .onConflict(['consumer', 'event_id'])
+          .ignore()
+          .returning('event_id');
+        if (inserted.length === 0) {
+          this.logger.debug(
+            { event_id: a.prepared.id, topic: a.ctxBase.topic },
+            'already applied; skipping duplicate',
+          );
+          return;
+        }
+        await a.prepared.apply({ ...a.ctxBase, trx });
+      }),
+    );
   }
 
   private async deadLetter(

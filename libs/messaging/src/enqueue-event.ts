@@ -1,7 +1,7 @@
 // Writing an event to the outbox inside the caller's transaction: the event exists if and only if
 // the state change that caused it committed. The relay publishes it after commit.
 import type { Knex } from 'knex';
-import { eventRoute, parseEvent, type EventEnvelope } from '@ordering/contracts';
+import { eventRoute, isParsedEvent, parseEvent, type EventEnvelope } from '@ordering/contracts';
 import { injectTraceHeaders } from '@ordering/telemetry';
 import { OUTBOX_TABLE } from './outbox-migration';
 
@@ -22,8 +22,9 @@ interface OutboxInsert {
 }
 
 function outboxRow(event: EventEnvelope): OutboxInsert {
-  // A malformed event is a bug in the caller: refuse it before anything is written.
-  const valid = parseEvent(event);
+  // A malformed event is a bug in the caller: refuse it before anything is written (an envelope
+  // newEvent built was validated then, and is not validated twice).
+  const valid = isParsedEvent(event) ? event : parseEvent(event);
   const { topic, key } = eventRoute(valid);
   const headers = {
     ...injectTraceHeaders(),

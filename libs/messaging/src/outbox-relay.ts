@@ -29,6 +29,12 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** Fallback polling when no notification arrives; default 1 s. */
   pollIntervalMs?: number;
+  /**
+   * After a notification, wait this long before reading the outbox, so that rows committed in the
+   * meantime go out in the same batch (one transaction and one Kafka request for many, like a
+   * producer's linger); default 0 (read at once).
+   */
+  lingerMs?: number;
   /** Backoff after a failed batch (Kafka or database down); default 200 ms doubling up to 10 s. */
   backoff?: BackoffOptions;
   /** Published rows older than this are deleted; default 7 days. */
@@ -82,6 +88,7 @@ export class OutboxRelay implements EntryPoint {
   private readonly logger: MessagingLogger;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
+  private readonly lingerMs: number;
   private readonly backoff: BackoffOptions;
   private readonly retentionMs: number;
   private readonly purgeIntervalMs: number;
@@ -104,6 +111,7 @@ export class OutboxRelay implements EntryPoint {
     this.logger = options.logger ?? silentLogger;
     this.batchSize = options.batchSize ?? 100;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.lingerMs = options.lingerMs ?? 0;
     this.backoff = { initialMs: 200, maxMs: 10_000, ...options.backoff };
     this.retentionMs = options.retentionMs ?? 7 * 24 * 3600 * 1000;
     this.purgeIntervalMs = options.purgeIntervalMs ?? 3600 * 1000;
@@ -212,7 +220,10 @@ export class OutboxRelay implements EntryPoint {
         await this.sleepUnlessStopping(delay);
         continue;
       }
-      if (!more && !this.stopping) await this.waker.sleep(this.pollIntervalMs);
+      if (!more && !this.stopping) {
+        await this.waker.sleep(this.pollIntervalMs);
+        if (this.lingerMs > 0 && !this.stopping) await new Promise((r) => setTimeout(r, this.lingerMs));
+      }
     }
   }
 

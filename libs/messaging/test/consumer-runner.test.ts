@@ -255,6 +255,20 @@ describe('the consumer runner', () => {
     expect(await db.knex('processed_events').where({ event_id: delivered.id })).toEqual([]);
   });
 
+  it('skips the events its filter refuses, without an inbox row', async () => {
+    const topic = await createTopic(kafka, 1);
+    await startConsumer({
+      topics: [topic],
+      handlers: recordingHandlers(topic),
+      filters: { 'order.approved': (event) => event.data.po_number !== 'ignore me' },
+    });
+    const ignored = orderEvent('ord_f1', 'ignore me');
+    await send(topic, 'k', ignored, orderEvent('ord_f2', 'wanted'));
+    await waitUntil(async () => (await effectsOf(topic)).length === 1, 15_000, 'the wanted event applied');
+    expect((await effectsOf(topic))[0]).toMatchObject({ ref: 'ord_f2', note: 'wanted' });
+    expect(await db.knex('processed_events').where({ event_id: ignored.id })).toEqual([]);
+  });
+
   it('consumes a non-envelope topic with its own schema and idempotency id', async () => {
     const topic = await createTopic(kafka, 1);
     await startConsumer({
@@ -314,5 +328,63 @@ describe('the consumer runner', () => {
     });
     await waitUntil(async () => (await effectsOf(topic)).length === 2, 15_000, 'second applied');
     expect(seen).toBe(1);
+  });
+  it('applies the messages fetched together in one transaction, in order, a duplicate once', async () => {
+    const topic = await createTopic(kafka, 1);
+    const first = orderEvent('ord_b1', 'one');
+    // Sent before the consumer starts: its first fetch returns them together.
+    await send(topic, 'k', first, orderEvent('ord_b2', 'two'), first, orderEvent('ord_b3', 'three'));
+    await startConsumer({
+      topics: [topic],
+      handlers: {
+        'order.approved': async (event, { trx }) => {
+          const { rows } = await trx.raw<{ rows: { txid: string }[] }>('select txid_current()::text as txid');
+          await trx('effects').insert({ topic, ref: event.data.po_number, note: rows[0]!.txid });
+        },
+      },
+    });
+    await waitUntil(async () => (await effectsOf(topic)).length >= 3, 15_000, 'the batch applied');
+    const effects: { ref: string; note: string }[] = await effectsOf(topic);
+    expect(effects.map((e) => e.ref)).toEqual(['one', 'two', 'three']);
+    expect(new Set(effects.map((e) => e.note)).size).toBe(1);
+  });
+
+  it("applies a batch's other messages once each when one of them fails, and dead-letters that one", async () => {
+    const topic = await createTopic(kafka, 1);
+    const calls: Record<string, number> = {};
+    await send(
+      topic,
+      'k',
+      orderEvent('ord_m1'),
+      orderEvent('ord_illegal'),
+      orderEvent('ord_m2'),
+      orderEvent('ord_broken'),
+      orderEvent('ord_m3'),
+    );
+    await startConsumer({
+      topics: [topic],
+      handlers: {
+        'order.approved': async (event, { trx }) => {
+          const id = event.data.id;
+          calls[id] = (calls[id] ?? 0) + 1;
+          await trx('effects').insert({ topic, ref: id });
+          if (id === 'ord_illegal') throw new PermanentError('illegal transition');
+          if (id === 'ord_broken') throw new Error('handler bug');
+        },
+      },
+    });
+    await deadLetters.waitFor(() => deadLettersFrom(topic).length === 2);
+    await waitUntil(async () => (await effectsOf(topic)).length === 3, 15_000, 'the good events applied');
+    expect((await effectsOf(topic)).map((e: { ref: string }) => e.ref)).toEqual([
+      'ord_m1',
+      'ord_m2',
+      'ord_m3',
+    ]);
+    expect(deadLettersFrom(topic).map((m) => readDeadLetter(m.headers)!.reason)).toEqual([
+      'permanent_error',
+      'retries_exhausted',
+    ]);
+    // The failing ones get exactly the attempts they would get alone.
+    expect(calls).toMatchObject({ ord_illegal: 1, ord_broken: 3 });
   });
 });

@@ -142,7 +142,16 @@ export async function assembleService<C extends ServiceConfig, P extends object>
   // OUTBOX_RELAY_ENABLED=false runs a replica that serves requests but leaves publishing to another
   // one (and lets crash-safety tests commit events that nothing has published yet).
   const relay =
-    own.outbox && config.OUTBOX_RELAY_ENABLED !== false ? [new OutboxRelay({ knex, kafka, logger })] : [];
+    own.outbox && config.OUTBOX_RELAY_ENABLED !== false
+      ? [
+          new OutboxRelay({
+            knex,
+            kafka,
+            logger,
+            ...(config.OUTBOX_RELAY_LINGER_MS === undefined ? {} : { lingerMs: config.OUTBOX_RELAY_LINGER_MS }),
+          }),
+        ]
+      : [];
 
   return {
     name: config.SERVICE_NAME,

@@ -2,6 +2,7 @@
 // `z.object({ ...serviceEnv({ name: 'catalog', port: 8102 }), ...outboxEnv, MY_SETTING: ... })`.
 import { commonEnv, env } from '@ordering/config';
 import { databaseEnv } from '@ordering/db';
+import { z } from 'zod';
 
 /** Name, log level, where it listens, its database, the Kafka brokers and the identity secret. */
 export function serviceEnv(defaults: { name: string; port: number }) {
@@ -21,6 +22,12 @@ export function serviceEnv(defaults: { name: string; port: number }) {
 export const outboxEnv = {
   /** Whether this replica publishes the outbox (at most one relay publishes at a time anyway). */
   OUTBOX_RELAY_ENABLED: env.bool(true),
+  /**
+   * How long the relay waits after a notification before it reads the outbox, so that rows
+   * committed meanwhile share one batch (a transaction and a Kafka request); events reach Kafka
+   * that much later. See @ordering/messaging's OutboxRelay `lingerMs`.
+   */
+  OUTBOX_RELAY_LINGER_MS: env.int(5).pipe(z.number().int().min(0).max(1000)),
 };
 
 /** A service that consumes a Kafka topic in a consumer group. */
@@ -43,4 +50,5 @@ export interface ServiceConfig {
   DATABASE_POOL_MAX: number;
   KAFKA_BROKERS: string[];
   OUTBOX_RELAY_ENABLED?: boolean;
+  OUTBOX_RELAY_LINGER_MS?: number;
 }

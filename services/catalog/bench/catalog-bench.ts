@@ -9,13 +9,26 @@
 //       a list page (GET /v1/catalog/items?cust_id=...&limit=25)
 //       a category page (... &category_id=<top category>)
 //       a search (GET /v1/catalog/items?cust_id=...&q=<word>), random accounts and words
-//   - search latency at half of its maximum rate
+//   - search latency at half of its maximum rate, open loop: requests arrive at random (Poisson)
+//     times whatever the answers, latency counted from when each was due (autocannon's
+//     `overallRate` is not that: each connection sends its quota of the second back to back, then
+//     waits for the next second, so all 16 connections hit the service together every second; its
+//     figure is printed too, as "bursts")
+//   - the latency of each query shape alone (one connection: exact item code, a name word, its
+//     plural, a typo, two words, a description-only word, a word found nowhere)
+//   - the CPU time per request of the catalog process and of its PostgreSQL sessions (from /proc),
+//     which says more than requests per second on a machine shared with other work
 // and the ratio search / primary-key lookup.
 //
 //   pnpm --filter @ordering/customers-service build && pnpm --filter @ordering/catalog-service build
 //   TEST_KAFKA_PORT=29292 TEST_KAFKA_CONTROLLER_PORT=29293 pnpm --filter @ordering/catalog-service bench
 //   BENCH_SECONDS=10 BENCH_CONNECTIONS=16 BENCH_ITEMS=100000 BENCH_ACCOUNTS=1000
+//   BENCH_PORT=18600 (customers on it, the catalog on the next; default free ports)
+//   BENCH_KEEP_DATABASES=1 (leave the databases for bench/explain-search.ts)
+//   BENCH_CPU_PROFILE_DIR=/tmp/prof (a CPU profile of the catalog process)
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import autocannon from 'autocannon';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { signIdentity } from '@ordering/http';
@@ -28,6 +41,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1000);
+/** Customers listens on BENCH_PORT, the catalog on BENCH_PORT + 1; default: free ports. */
+const PORT = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : undefined;
+/** Leaves both databases in place (their URLs printed) to look at query plans afterwards. */
+const KEEP_DATABASES = process.env.BENCH_KEEP_DATABASES === '1';
+/** BENCH_CPU_PROFILE_DIR: where the catalog process writes a CPU profile (--cpu-prof) when it stops. */
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
 const TOP_ACCOUNTS = Math.max(1, Math.round(ACCOUNTS / 10));
 
 const secret = randomBytes(32).toString('hex');
@@ -162,11 +181,11 @@ async function load(
   identity: (custId: string) => string,
   accounts: string[],
   path: (custId: string) => string,
-  options: { overallRate?: number } = {},
+  options: { overallRate?: number; connections?: number } = {},
 ): Promise<Figures> {
   const result = await autocannon({
     url,
-    connections: CONNECTIONS,
+    connections: options.connections ?? CONNECTIONS,
     duration: SECONDS,
     ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     requests: [
@@ -188,6 +207,88 @@ async function load(
   };
 }
 
+/**
+ * Open loop: `rate` requests per second arriving at random (exponential gaps), each sent when it
+ * is due whether or not earlier ones were answered; latency from when it was due, so a stall counts
+ * for every request it held up.
+ */
+async function openLoad(
+  url: string,
+  identity: (custId: string) => string,
+  accounts: string[],
+  path: (custId: string) => string,
+  rate: number,
+): Promise<Figures> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const latencies: number[] = [];
+  let errors = 0;
+  let non2xx = 0;
+  const inFlight: Promise<void>[] = [];
+  const start = performance.now();
+  const end = start + SECONDS * 1000;
+  for (let due = start; ;) {
+    due += (-Math.log(1 - Math.random()) * 1000) / rate;
+    if (due >= end) break;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const custId = pick(accounts, Math.floor(Math.random() * accounts.length));
+    const sentDue = due;
+    inFlight.push(
+      new Promise<void>((resolve) => {
+        const req = http.get(
+          `${url}${path(custId)}`,
+          { agent, headers: { 'x-ordering-identity': identity(custId) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode! >= 200 && res.statusCode! < 300)
+                latencies.push(performance.now() - sentDue);
+              else non2xx++;
+              resolve();
+            });
+          },
+        );
+        req.on('error', () => {
+          errors++;
+          resolve();
+        });
+      }),
+    );
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+  return { rps: latencies.length / SECONDS, p50: at(0.5), p99: at(0.99), errors, non2xx };
+}
+
+/** CPU seconds (user + system) each of these processes used so far, from /proc (Linux); gone ones are left out. */
+function cpuSeconds(pids: number[]): Map<number, number> {
+  const used = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      used.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // the process has gone
+    }
+  }
+  return used;
+}
+
+/** CPU seconds used between two readings by the processes alive at the second (new ones: all of theirs). */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let seconds = 0;
+  for (const [pid, used] of after) seconds += used - (before.get(pid) ?? 0);
+  return seconds;
+}
+
+const fmtCpu = (f: Figures & { cpu: { node: number; pg: number } }) =>
+  `${fmt(f)}   cpu/req catalog ${f.cpu.node.toFixed(2)} ms, postgres ${f.cpu.pg.toFixed(2)} ms`;
+
 const fmt = (f: Figures) =>
   `${f.rps.toFixed(0).padStart(6)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms` +
   (f.errors || f.non2xx ? `   (errors ${f.errors}, non-2xx ${f.non2xx})` : '');
@@ -205,17 +306,23 @@ async function main(): Promise<void> {
       INTERNAL_IDENTITY_SECRET: secret,
       KAFKA_BROKERS: brokers,
     };
-    const customers = await startServiceProcess('services/customers', {
-      ...production,
-      DATABASE_URL: customersDb.url,
-      PASSWORD_HASH_COST: '10',
-    });
+    const customers = await startServiceProcess(
+      'services/customers',
+      { ...production, DATABASE_URL: customersDb.url, PASSWORD_HASH_COST: '10' },
+      PORT ? { port: PORT } : {},
+    );
     procs.push(customers);
-    const catalog = await startServiceProcess('services/catalog', {
-      ...production,
-      DATABASE_URL: catalogDb.url,
-      CUSTOMERS_URL: customers.url,
-    });
+    const catalog = await startServiceProcess(
+      'services/catalog',
+      {
+        ...production,
+        DATABASE_URL: catalogDb.url,
+        CUSTOMERS_URL: customers.url,
+        // A CPU profile of the catalog process, written when it stops.
+        ...(CPU_PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` } : {}),
+      },
+      PORT ? { port: PORT + 1 } : {},
+    );
     procs.push(catalog);
     const admin = new CatalogAdminClient({
       baseUrl: catalog.url,
@@ -319,17 +426,69 @@ async function main(): Promise<void> {
       searchTwoWords: (c: string) =>
         `/v1/catalog/items?cust_id=${c}&limit=25&q=${encodeURIComponent(`${pick(COLOURS, Math.floor(Math.random() * 8))} ${pick(NOUNS, Math.floor(Math.random() * NOUNS.length))}`)}`,
     };
-    const run = (path: (custId: string) => string, options?: { overallRate?: number }) =>
-      load(catalog.url, identity, all, path, options);
+    // The catalog's PostgreSQL sessions (its pool; they live while the load goes on).
+    const backendPids = async () => {
+      const { rows } = await catalogDb.knex.raw(
+        `select pid from pg_stat_activity where datname = current_database() and application_name = 'catalog'`,
+      );
+      return (rows as { pid: number }[]).map((r) => r.pid);
+    };
+    /** Runs one load and adds the CPU milliseconds per answered request of the catalog and of PostgreSQL. */
+    const measured = async (figures: () => Promise<Figures>) => {
+      const pids = await backendPids();
+      const before = { node: cpuSeconds([catalog.pid]), pg: cpuSeconds(pids) };
+      const f = await figures();
+      // Sessions opened during the run count from their start; those closed during it are lost.
+      const sessions = [...new Set([...pids, ...(await backendPids())])];
+      const requests = f.rps * SECONDS;
+      const nodeMs = (cpuBetween(before.node, cpuSeconds([catalog.pid])) * 1000) / requests;
+      const pgMs = (cpuBetween(before.pg, cpuSeconds(sessions)) * 1000) / requests;
+      return { ...f, cpu: { node: nodeMs, pg: pgMs } };
+    };
+    const randomNoun = () => pick(NOUNS, Math.floor(Math.random() * NOUNS.length));
+    // Nouns without a final s, so that adding one makes a plural the stemmer folds.
+    const singular = NOUNS.filter((n) => !n.endsWith('s'));
+    const randomSingular = () => pick(singular, Math.floor(Math.random() * singular.length));
+    const queryShapes: Record<string, () => string> = {
+      'exact item code': () => `sku-${String(Math.floor(Math.random() * ITEMS)).padStart(6, '0')}`,
+      'name word': randomNoun,
+      'plural (stem)': () => `${randomSingular()}s`,
+      'typo (letter doubled)': () => {
+        const w = randomSingular();
+        const at = 1 + Math.floor(Math.random() * (w.length - 1));
+        return w.slice(0, at) + w[at - 1] + w.slice(at);
+      },
+      'two words': () => `${pick(COLOURS, Math.floor(Math.random() * 8))} ${randomNoun()}`,
+      'description word only': () => 'goes',
+      'found nowhere': () => `zq${Math.floor(Math.random() * 1000)}x`,
+    };
+    const run = (
+      path: (custId: string) => string,
+      options?: { overallRate?: number; connections?: number },
+    ) => measured(() => load(catalog.url, identity, all, path, options));
+    const runOpen = (path: (custId: string) => string, rate: number) =>
+      measured(() => openLoad(catalog.url, identity, all, path, rate));
 
     // Warm up (JIT, caches, the lineage cache of the 1,000 accounts).
     await run(paths.list);
+    await run(paths.search);
     const pk = await run(paths.pk);
     const list = await run(paths.list);
     const category = await run(paths.category);
     const search = await run(paths.search);
     const searchTwo = await run(paths.searchTwoWords);
-    const halfLoad = await run(paths.search, { overallRate: Math.max(1, Math.round(search.rps / 2)) });
+    const halfRate = Math.max(1, Math.round(search.rps / 2));
+    const halfLoad = await runOpen(paths.search, halfRate);
+    const halfLoadBursts = await run(paths.search, { overallRate: halfRate });
+    const shapes: [string, Figures & { cpu: { node: number; pg: number } }][] = [];
+    for (const [name, q] of Object.entries(queryShapes)) {
+      shapes.push([
+        name,
+        await run((c) => `/v1/catalog/items?cust_id=${c}&limit=25&q=${encodeURIComponent(q())}`, {
+          connections: 1,
+        }),
+      ]);
+    }
 
     console.log(
       `\ncatalog benchmark: ${ITEMS} items, ${all.length} accounts (${lists.length} price lists, ${unique.length} list prices)`,
@@ -338,19 +497,28 @@ async function main(): Promise<void> {
       `${CONNECTIONS} connections, ${SECONDS} s per run, services as production bundles (telemetry on, LOG_LEVEL=info)\n`,
     );
     console.log(`bulk import of ${imported.imported} items (CSV, one call): ${importSeconds.toFixed(1)} s`);
-    console.log(`primary-key lookup       ${fmt(pk)}`);
-    console.log(`list page (25)           ${fmt(list)}`);
-    console.log(`category subtree page    ${fmt(category)}`);
-    console.log(`search, one word         ${fmt(search)}`);
-    console.log(`search, two words        ${fmt(searchTwo)}`);
-    console.log(`search at half its max   ${fmt(halfLoad)}`);
+    console.log(`primary-key lookup       ${fmtCpu(pk)}`);
+    console.log(`list page (25)           ${fmtCpu(list)}`);
+    console.log(`category subtree page    ${fmtCpu(category)}`);
+    console.log(`search, one word         ${fmtCpu(search)}`);
+    console.log(`search, two words        ${fmtCpu(searchTwo)}`);
+    console.log(`search at half its max   ${fmtCpu(halfLoad)}   (open loop, ${halfRate}/s)`);
+    console.log(`  the same, as bursts    ${fmtCpu(halfLoadBursts)}   (autocannon overallRate ${halfRate})`);
+    console.log(`\neach query shape alone (one connection, ${SECONDS} s each):`);
+    for (const [name, f] of shapes) console.log(`  ${name.padEnd(22)} ${fmtCpu(f)}`);
     console.log(`\nsearch / primary-key throughput: ${(search.rps / pk.rps).toFixed(2)} (target >= 0.33)`);
     console.log(`list / primary-key throughput:   ${(list.rps / pk.rps).toFixed(2)}`);
     console.log(`search p99 at half load: ${halfLoad.p99} ms (target < 50 ms)`);
   } finally {
     for (const p of procs.reverse()) await p.stop();
-    await catalogDb.drop();
-    await customersDb.drop();
+    if (KEEP_DATABASES) {
+      console.log(`databases kept: ${catalogDb.url} ${customersDb.url}`);
+      await catalogDb.knex.destroy();
+      await customersDb.knex.destroy();
+    } else {
+      await catalogDb.drop();
+      await customersDb.drop();
+    }
     if (kafka.started) await stopTestKafka();
   }
 }

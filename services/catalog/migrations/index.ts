@@ -3,5 +3,15 @@ import type { Migration } from '@ordering/db';
 import { outboxMigration } from '@ordering/messaging';
 import { catalogMigration } from './catalog-migration';
 import { nameSearchMigration } from './name-search-migration';
+import { nameWordsMigration } from './name-words-migration';
+import { searchIndexPendingMigration } from './search-index-pending-migration';
 
-export const migrations: Migration[] = [outboxMigration, catalogMigration, nameSearchMigration];
+export { SEARCH_GIN_INDEXES } from './search-index-pending-migration';
+
+export const migrations: Migration[] = [
+  outboxMigration,
+  catalogMigration,
+  nameSearchMigration,
+  nameWordsMigration,
+  searchIndexPendingMigration,
+];

@@ -48,6 +48,30 @@ describe('CustomersDirectory', () => {
     expect((await d.lineage(moved))?.lineage).toEqual([moved, tree.child, tree.root]);
   });
 
+  it('renews a lineage read in the second half of its TTL in the background, never serving one older than the TTL', async () => {
+    const ttl = 4_000;
+    const d = directory(ttl);
+    const moving = `${tree.root}-RENEWED`;
+    await h.admin.createCustomer({ cust_id: moving, name: 'Renewed Inc.', parent_cust_id: tree.root });
+    const firstRead = Date.now();
+    expect((await d.lineage(moving))?.lineage).toEqual([moving, tree.root]);
+    await h.admin.updateCustomer(moving, { parent_cust_id: tree.child });
+
+    // First half of its life: the cached copy, nothing renewed.
+    expect((await d.lineage(moving))?.lineage).toEqual([moving, tree.root]);
+    await new Promise((resolve) => setTimeout(resolve, ttl / 2 + 200 - (Date.now() - firstRead)));
+    // Second half: still the cached copy at once, and a renewal starts behind it ...
+    expect((await d.lineage(moving))?.lineage).toEqual([moving, tree.root]);
+    // ... so the move is seen before the first copy would have expired.
+    let seen: string[] | undefined;
+    while (Date.now() - firstRead < ttl - 300) {
+      seen = (await d.lineage(moving))?.lineage;
+      if (seen?.length === 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(seen).toEqual([moving, tree.child, tree.root]);
+  });
+
   it('reads an account with its addresses and settings, and a user, fresh', async () => {
     await h.admin.addAddress(tree.child, {
       type: 'shipping',
@@ -65,6 +89,35 @@ describe('CustomersDirectory', () => {
     await h.admin.createUser({ cust_id: tree.child, login, email: `${login}@example.com`, name: 'Dir User' });
     expect(await directory().user(login)).toMatchObject({ login, cust_id: tree.child, status: 'active' });
     expect(await directory().user(`nobody-${h.suffix}`)).toBeUndefined();
+  });
+
+  it('caches accounts and users for their TTL when the caller asks; unknown ones never; fresh reads now', async () => {
+    const d = new CustomersDirectory({
+      baseUrl: h.url,
+      secret: h.secret,
+      caller: 'orders',
+      accountTtlMs: 60_000,
+      userTtlMs: 60_000,
+    });
+    const late = `${tree.root}-LATE`;
+    expect(await d.account(late)).toBeUndefined();
+    await h.admin.createCustomer({ cust_id: late, name: 'Late Inc.', parent_cust_id: tree.root });
+    expect(await d.account(late)).toMatchObject({ id: late, name: 'Late Inc.' });
+
+    await h.admin.updateCustomer(late, { name: 'Later Inc.' });
+    expect(await d.account(late)).toMatchObject({ name: 'Late Inc.' });
+    expect(await d.account(late, { fresh: true })).toMatchObject({ name: 'Later Inc.' });
+    expect(await d.account(late)).toMatchObject({ name: 'Later Inc.' });
+
+    const login = `dir-cached-${h.suffix.toLowerCase()}`;
+    expect(await d.user(login)).toBeUndefined();
+    await h.admin.createUser({ cust_id: late, login, email: `${login}@example.com`, name: 'First Name' });
+    expect(await d.user(login)).toMatchObject({ login, name: 'First Name' });
+    await h.admin.request('POST', `/internal/v1/admin/users/${login}/deactivate`);
+    expect(await d.user(login)).toMatchObject({ status: 'active' });
+    expect(await directory().user(login)).toMatchObject({ status: 'deactivated' });
+    d.forgetUser(login);
+    expect(await d.user(login)).toMatchObject({ status: 'deactivated' });
   });
 
   it("lists an account's reach, and the users of one account by role and status", async () => {

@@ -1,15 +1,7 @@
-// Reading onboarding files: CSV quoting and line numbers, JSON arrays and JSON Lines.
-import { ImportParseError, parseCsv, parseImportFile } from '../src/domain/import-file-parser';
-
-it('parses RFC 4180 CSV: quoted commas, doubled quotes, newlines inside quotes, CRLF; rows keep their first line', () => {
-  const rows = parseCsv('a,b\r\n"x, y","say ""hi"""\r\n"multi\nline",z\n\nlast,row');
-  expect(rows).toEqual([
-    { line: 1, cells: ['a', 'b'] },
-    { line: 2, cells: ['x, y', 'say "hi"'] },
-    { line: 3, cells: ['multi\nline', 'z'] },
-    { line: 6, cells: ['last', 'row'] },
-  ]);
-});
+// Reading onboarding files: the account's CSV columns, JSON arrays and JSON Lines (CSV quoting and
+// line numbers: libs/import-files).
+import { ImportParseError } from '@ordering/import-files';
+import { parseImportFile } from '../src/domain/import-file-parser';
 
 it('maps CSV columns to account fields, with one optional address per row', () => {
   const [record] = parseImportFile(

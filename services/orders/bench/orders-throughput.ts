@@ -16,6 +16,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 /** Tokens used round-robin: each has its own rate-limit bucket (120/s, burst 240). */
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 8);
+/** BENCH_IDEMPOTENCY_KEYS=1: every order carries a new Idempotency-Key, as integrators that retry send. */
+const IDEMPOTENCY_KEYS = process.env.BENCH_IDEMPOTENCY_KEYS === '1';
+const runId = Date.now().toString(36);
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const PG_BASE_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
 
@@ -77,10 +80,17 @@ async function run(url: string, body: string, tokens: string[], opts: { seconds:
         path: '/v1/orders',
         body,
         headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => ({
-          ...req,
-          headers: { ...req.headers, authorization: `Bearer ${tokens[i++ % tokens.length]}` },
-        }),
+        setupRequest: (req) => {
+          const n = i++;
+          return {
+            ...req,
+            headers: {
+              ...req.headers,
+              authorization: `Bearer ${tokens[n % tokens.length]}`,
+              ...(IDEMPOTENCY_KEYS ? { 'idempotency-key': `bench-${runId}-${n}` } : {}),
+            },
+          };
+        },
       },
     ],
   });
@@ -165,7 +175,8 @@ async function main(): Promise<void> {
 
   const line = (label: string, value: string) => console.log(`${label.padEnd(44)} ${value}`);
   console.log(
-    `\norders through the gateway (${CONNECTIONS} connections, ${SECONDS} s, ${TOKENS} tokens, 4 lines per order)`,
+    `\norders through the gateway (${CONNECTIONS} connections, ${SECONDS} s, ${TOKENS} tokens, 4 lines per order` +
+      `${IDEMPOTENCY_KEYS ? ', an Idempotency-Key each' : ''})`,
   );
   line(
     'orders placed per second (max)',

@@ -12,6 +12,11 @@ export const ordersEnv = z.object({
   CUSTOMERS_URL: env.url('http://127.0.0.1:8103'),
   CATALOG_URL: env.url('http://127.0.0.1:8102'),
   APPROVALS_URL: env.url('http://127.0.0.1:8104'),
+  /**
+   * How long the placement path reuses an account (addresses, currency, approval threshold) and a
+   * user (name) read from the customers service; 0 reads them on every order. See the README.
+   */
+  CUSTOMER_CACHE_TTL_MS: env.int(5000).pipe(z.number().int().min(0).max(60_000)),
   /** Bound on one call to the customers, catalog or approvals service. */
   UPSTREAM_TIMEOUT_MS: env.int(3000).pipe(z.number().int().min(100)),
 });

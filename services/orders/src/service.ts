@@ -39,7 +39,13 @@ export function buildOrdersService(
     const useCases = createUseCases({
       db,
       clock,
-      directory: new CustomersDirectory({ ...upstream, baseUrl: config.CUSTOMERS_URL, caller: 'orders' }),
+      directory: new CustomersDirectory({
+        ...upstream,
+        baseUrl: config.CUSTOMERS_URL,
+        caller: 'orders',
+        accountTtlMs: config.CUSTOMER_CACHE_TTL_MS,
+        userTtlMs: config.CUSTOMER_CACHE_TTL_MS,
+      }),
       pricing: new CatalogPricingClient({ ...upstream, baseUrl: config.CATALOG_URL }),
       chains: new ApprovalChainClient({ ...upstream, baseUrl: config.APPROVALS_URL }),
     });

@@ -180,6 +180,31 @@ describe('placing an order', () => {
     expect(after[0]!.count).toBe(before[0]!.count);
   });
 
+  it('ships to an address added a moment ago, though the account was read (and cached) just before', async () => {
+    const first = await place({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+    });
+    expect(first.status).toBe(201);
+    const added = (await h.admin.addAddress(s.root, {
+      type: 'shipping',
+      label: 'Annex',
+      street_1: '9 Annex Rd',
+      city: 'Reno',
+      region: 'NV',
+      postal_code: '89501',
+      country: 'US',
+    })) as { id: string };
+    const res = await place({
+      cust_id: s.root,
+      shipping_address_id: added.id,
+      items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.shipping_address).toMatchObject({ street_1: '9 Annex Rd', region: 'NV' });
+  });
+
   it('answers 404 for an account outside the token reach (and an unknown one)', async () => {
     for (const custId of [s.other, 'NOPE-X']) {
       const res = await place({

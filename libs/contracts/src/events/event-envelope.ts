@@ -86,8 +86,29 @@ export class EventValidationError extends Error {
   }
 }
 
+/** Envelopes that parseEvent produced (and nobody is expected to change afterwards). */
+const parsedEvents = new WeakSet<object>();
+
+/** True for an envelope parseEvent (or newEvent) returned: validating it again would answer the same. */
+export function isParsedEvent(value: unknown): value is EventEnvelope {
+  return typeof value === 'object' && value !== null && parsedEvents.has(value);
+}
+
+const knownType = (type: unknown): type is EventType =>
+  typeof type === 'string' && Object.prototype.hasOwnProperty.call(EVENT_SCHEMAS, type);
+
 /** Validates the envelope, then the data of its type; throws EventValidationError. */
 export function parseEvent(value: unknown): EventEnvelope {
+  // A valid event of a known type passes its full schema (envelope included) in one pass; the
+  // envelope alone is checked first only to say which part of a bad event is wrong.
+  const claimed = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  if (knownType(claimed)) {
+    const full = EVENT_SCHEMAS[claimed].safeParse(value);
+    if (full.success) {
+      parsedEvents.add(full.data);
+      return full.data as EventEnvelope;
+    }
+  }
   const base = EventEnvelopeBase.safeParse(value);
   if (!base.success) throw new EventValidationError(base.error, 'invalid_envelope');
   const type = base.data.type;
@@ -97,6 +118,7 @@ export function parseEvent(value: unknown): EventEnvelope {
   }
   const full = EVENT_SCHEMAS[type as EventType].safeParse(value);
   if (!full.success) throw new EventValidationError(full.error, 'invalid_data');
+  parsedEvents.add(full.data);
   return full.data as EventEnvelope;
 }
 

@@ -122,8 +122,13 @@ export class CatalogViewRepository {
   /**
    * Ranked in tiers, each found on its own index and ordered by item code within: 0 the exact item
    * code, 1 a full-text match (English stems) in the code or name, 2 one in the description only,
-   * 3 a typo of a word of the name (pg_trgm word similarity). The tiers are branches of one UNION
-   * ALL under the page's LIMIT, so a later tier is not even searched once earlier ones fill the page.
+   * 3 a typo of a word of the name. The tiers are branches of one UNION ALL under the page's LIMIT,
+   * so a later tier is not even searched once earlier ones fill the page.
+   *
+   * The typo tier looks each word of the query up among the distinct words of the names
+   * (item_name_words, pg_trgm word similarity >= 0.5 on its trigram index) and searches the names'
+   * full-text index for them: every query word must be in the name or near-spelled there. When a
+   * query word has no near word, `near` is null and the tier is not searched at all.
    */
   private searchPage(q: string, filters: string[], bindings: Binding[], query: ListQuery) {
     const after = query.after?.kind === 'search' ? query.after : undefined;
@@ -136,7 +141,11 @@ export class CatalogViewRepository {
         match: `i.search @@ ${tsq} and not (i.name_search @@ ${tsq}) and ${notCode}`,
         matchBindings: [q, q, q],
       },
-      { match: `? <% i.name and not (i.search @@ ${tsq}) and ${notCode}`, matchBindings: [q, q, q] },
+      {
+        match: `(select tsq from near) is not null and i.name_search @@ (select tsq from near)
+          and not (i.search @@ ${tsq}) and ${notCode}`,
+        matchBindings: [q, q],
+      },
     ];
     const branches: string[] = [];
     const all: Binding[] = [];
@@ -148,9 +157,17 @@ export class CatalogViewRepository {
         where ${where.join(' and ')} order by i.item_code limit ?)`);
       all.push(...matchBindings, ...bindings, ...resume, query.limit);
     });
+    // The names' words near each query word, as one tsquery: (near | words) & (of | the next).
+    const near = `near as materialized (
+        select to_tsquery('english', string_agg('(' || t.words || ')', ' & ')) as tsq
+        from (select string_agg(w.word, ' | ') as words
+              from catalog_words(?) with ordinality as q(word, n)
+              join item_name_words w on q.word <% w.word
+              group by q.n) t
+        having count(*) = (select count(*) from catalog_words(?)))`;
     return {
-      sql: `select * from (${branches.join(' union all ')}) tiers limit ?`,
-      bindings: [...all, query.limit],
+      sql: `with ${near} select * from (${branches.join(' union all ')}) tiers limit ?`,
+      bindings: [q, q, ...all, query.limit],
       order: 'page.tier, page.item_code',
     };
   }

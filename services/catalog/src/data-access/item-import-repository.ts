@@ -2,6 +2,7 @@
 // (item_code) DO UPDATE each (never one statement per row), returning what each item was before so
 // that only real changes become change messages.
 import type { Knex } from 'knex';
+import { SEARCH_GIN_INDEXES } from '../../migrations';
 import type { ItemValues } from './catalog-admin-repository';
 import type { ItemState } from '../domain/item-changes';
 
@@ -26,6 +27,12 @@ export class ItemImportRepository {
     for (let i = 0; i < rows.length; i += IMPORT_BATCH_SIZE) {
       out.push(...(await this.upsertBatch(trx, rows.slice(i, i + IMPORT_BATCH_SIZE), now)));
     }
+    // What the import left in the search indexes' pending lists is merged now, not read by every
+    // search until autovacuum gets to it (search-index-pending-migration.ts).
+    await trx.raw(
+      `select ${SEARCH_GIN_INDEXES.map(() => 'gin_clean_pending_list(?::regclass)').join(', ')}`,
+      SEARCH_GIN_INDEXES,
+    );
     return out;
   }
 

@@ -9,12 +9,8 @@ import type { ItemImportRepository } from '../data-access/item-import-repository
 import { type Clock, itemValues } from './catalog-admin-use-case';
 import { changedAspects, itemChangeMessage } from './item-changes';
 import { CreateItemInput } from './item-inputs';
-import {
-  type ImportFormat,
-  type ImportProblem,
-  ImportParseError,
-  parseImportFile,
-} from './import-file-parser';
+import { type ImportFormat, type ImportProblem, ImportParseError } from '@ordering/import-files';
+import { parseImportFile } from './import-file-parser';
 
 /** Problems quoted in the error message; `error.problems` holds every one. */
 const PROBLEMS_IN_MESSAGE = 20;

@@ -1,29 +1,10 @@
 // Reading an item import file into records, each with the line it starts on (for error reports):
-// CSV (a header row, then one item per row; parsed by csv-parse, RFC 4180) or JSON (an array of
-// items, or one item per line). One pass over the text, whatever its size.
-import { parse } from 'csv-parse/sync';
-
-export type ImportFormat = 'json' | 'csv';
-
-export interface ImportRecord {
-  line: number;
-  value: unknown;
-}
-
-export interface ImportProblem {
-  line: number;
-  param?: string;
-  message: string;
-}
-
-export class ImportParseError extends Error {
-  constructor(readonly problems: ImportProblem[]) {
-    super(problems.map((p) => `line ${p.line}: ${p.message}`).join('\n'));
-  }
-}
+// CSV (a header row, then one item per row) or JSON (an array of items, or one item per line). The
+// files are read by @ordering/import-files; the item's columns are this service's.
+import { type ImportFormat, type ImportRecord, readCsvTable, readJsonRecords } from '@ordering/import-files';
 
 export function parseImportFile(format: ImportFormat, content: string): ImportRecord[] {
-  return format === 'csv' ? parseCsvItems(content.replace(/^\uFEFF/, '')) : parseJsonItems(content);
+  return format === 'csv' ? parseCsvItems(content) : readJsonRecords(content);
 }
 
 // CSV ----------------------------------------------------------------------------------------
@@ -63,92 +44,15 @@ function csvValue(column: string, raw: string): unknown {
 }
 
 function parseCsvItems(content: string): ImportRecord[] {
-  let rows: { record: string[]; info: { lines: number } }[];
-  try {
-    rows = parse(content, {
-      info: true,
-      skip_empty_lines: true,
-      relax_column_count: true,
-    }) as unknown as typeof rows;
-  } catch (err) {
-    const line = (err as { lines?: number }).lines ?? 1;
-    throw new ImportParseError([{ line, message: `not valid CSV: ${(err as Error).message}` }]);
-  }
-  const [header, ...records] = rows;
-  if (!header) throw new ImportParseError([{ line: 1, message: 'the file is empty' }]);
-  const columns = header.record.map((c) => c.trim());
-  const unknown = columns.filter((c) => !(CSV_COLUMNS as readonly string[]).includes(c));
-  if (unknown.length > 0) {
-    throw new ImportParseError([{ line: 1, message: `unknown column(s): ${unknown.join(', ')}` }]);
-  }
-  return records.map(({ record, info }) => {
-    // info.lines is where the record ends; quoted newlines inside it moved it down.
-    const inner = record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0);
+  const { columns, rows } = readCsvTable(content, CSV_COLUMNS);
+  return rows.map(({ line, cells }) => {
     const item: Record<string, unknown> = {};
     columns.forEach((column, i) => {
-      const raw = record[i] ?? '';
+      const raw = cells[i] ?? '';
       if (raw.trim() !== '') item[column] = csvValue(column, raw);
     });
-    if (record.length > columns.length) item[`column_${columns.length + 1}`] = record[columns.length];
-    return { line: info.lines - inner, value: item };
+    // A cell past the header's columns is reported as an unknown field of that record.
+    if (cells.length > columns.length) item[`column_${columns.length + 1}`] = cells[columns.length];
+    return { line, value: item };
   });
-}
-
-// JSON ---------------------------------------------------------------------------------------
-
-/** Lines on which the top-level elements of a JSON array start (one pass; strings respected). */
-function arrayElementLines(text: string): number[] {
-  const lines: number[] = [];
-  let line = 1;
-  let depth = 0;
-  let inString = false;
-  let expectValue = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) line++;
-    if (inString) {
-      if (c === 92)
-        i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-      continue;
-    }
-    if (c === 32 || c === 9 || c === 10 || c === 13) continue;
-    if (depth === 1 && expectValue && c !== 93) {
-      lines.push(line);
-      expectValue = false;
-    }
-    if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
-      depth++;
-      if (depth === 1) expectValue = true;
-    } else if (c === 93 || c === 125) depth--;
-    else if (c === 44 && depth === 1) expectValue = true;
-  }
-  return lines;
-}
-
-function parseJsonItems(content: string): ImportRecord[] {
-  if (content.trimStart().startsWith('[')) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(content);
-    } catch (err) {
-      throw new ImportParseError([{ line: 1, message: `not valid JSON: ${(err as Error).message}` }]);
-    }
-    const lines = arrayElementLines(content);
-    return (parsed as unknown[]).map((value, i) => ({ line: lines[i] ?? 1, value }));
-  }
-  // JSON Lines: one item object per non-empty line.
-  const records: ImportRecord[] = [];
-  const problems: ImportProblem[] = [];
-  content.split(/\r?\n/).forEach((text, i) => {
-    if (text.trim() === '') return;
-    try {
-      records.push({ line: i + 1, value: JSON.parse(text) });
-    } catch (err) {
-      problems.push({ line: i + 1, message: `not valid JSON: ${(err as Error).message}` });
-    }
-  });
-  if (problems.length > 0) throw new ImportParseError(problems);
-  return records;
 }

@@ -4,12 +4,8 @@ import { AppError, InputError } from '@ordering/errors';
 import type { CustomersDatabase } from '../data-access/customers-database';
 import type { AccountAdministration } from './account-admin-use-case';
 import { CreateAccountInput } from './account-inputs';
-import {
-  type ImportFormat,
-  type ImportProblem,
-  ImportParseError,
-  parseImportFile,
-} from './import-file-parser';
+import { type ImportFormat, type ImportProblem, ImportParseError } from '@ordering/import-files';
+import { parseImportFile } from './import-file-parser';
 import { parseInput } from './input-validation';
 
 export class ImportError extends InputError {

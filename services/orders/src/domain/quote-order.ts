@@ -37,7 +37,14 @@ export async function quoteOrder(
     }),
   ]);
   if (!account) throw new NotFoundError(`No such customer: ${custId}`, 'cust_id');
-  const address = account.addresses.find((a) => a.id === draft.shipping_address_id && a.type === 'shipping');
+  const shippingAddressOf = (a: typeof account) =>
+    a.addresses.find((x) => x.id === draft.shipping_address_id && x.type === 'shipping');
+  let address = shippingAddressOf(account);
+  if (!address) {
+    // The account may be a cached copy from before the address was added: ask once more, fresh.
+    const fresh = await deps.directory.account(custId, { fresh: true });
+    address = fresh && shippingAddressOf(fresh);
+  }
   if (!address) {
     throw new InputError(
       `No shipping address ${draft.shipping_address_id} for customer ${custId}`,

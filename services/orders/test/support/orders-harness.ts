@@ -33,6 +33,8 @@ export interface OrdersHarness {
   chains: Map<string, string[]>;
   admin: CustomersAdminClient;
   suffix: string;
+  /** The orders service's consumer group (its dead letters carry it; other harnesses' do not). */
+  groupId: string;
   /** The identity header the gateway would send for a token of `custId` / `login`. */
   identity(custId: string, login: string, scopes: string[]): string;
   http(): ReturnType<typeof request>;
@@ -82,6 +84,7 @@ export async function startOrdersHarness(): Promise<OrdersHarness> {
   const catalog = await startCatalogStandIn((custId) => (custId.endsWith('-EU') ? 'EUR' : 'USD'));
   const chains = new Map<string, string[]>();
   const approvals = await startChainsStandIn(chains);
+  const groupId = unique('orders-test');
   const orders = await startOrdersService(
     loadOrdersConfig({
       ...common,
@@ -89,7 +92,7 @@ export async function startOrdersHarness(): Promise<OrdersHarness> {
       CUSTOMERS_URL: customers.url(),
       CATALOG_URL: catalog.url,
       APPROVALS_URL: approvals.url,
-      KAFKA_GROUP_ID: unique('orders-test'),
+      KAFKA_GROUP_ID: groupId,
       KAFKA_FROM_BEGINNING: 'false',
     }),
     { consumerTuning: { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100 } },
@@ -101,6 +104,7 @@ export async function startOrdersHarness(): Promise<OrdersHarness> {
     chains,
     admin: new CustomersAdminClient({ baseUrl: customers.url(), internalIdentitySecret: secret }),
     suffix: randomBytes(3).toString('hex').toUpperCase(),
+    groupId,
     identity: (custId, login, scopes) =>
       signIdentity(
         {

@@ -26,6 +26,8 @@ export function approvalsConsumer(deps: {
     topics: [TOPICS.orders, TOPICS.users],
     logger: deps.logger,
     ...deps.tuning,
+    // Only an order waiting for approval opens a chain: the others (most) cost no transaction.
+    filters: { [EVENT_TYPES.orderSubmitted]: (event) => event.data.status === 'pending_approval' },
     handlers: {
       [EVENT_TYPES.orderSubmitted]: (event, ctx) =>
         deps.flow.orderSubmitted(deps.db.within(ctx.trx), event.data),
