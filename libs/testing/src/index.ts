@@ -3,3 +3,4 @@ export * from './test-tokens';
 export * from './test-database';
 export * from './kafka-test-client';
 export * from './catalog-stand-in';
+export * from './open-loop-load';

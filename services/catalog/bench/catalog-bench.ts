@@ -28,11 +28,10 @@
 //   BENCH_CPU_PROFILE_DIR=/tmp/prof (a CPU profile of the catalog process)
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import autocannon from 'autocannon';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { signIdentity } from '@ordering/http';
-import { createTestDatabase, startTestKafka, stopTestKafka } from '@ordering/testing';
+import { createTestDatabase, openLoopLoad, startTestKafka, stopTestKafka } from '@ordering/testing';
 import { startServiceProcess, type ServiceProcess } from '../../../test-e2e/support/service-process';
 import { migrations } from '../migrations';
 import { CatalogAdminClient } from '../src/entry-points/cli/catalog-admin-client';
@@ -207,60 +206,25 @@ async function load(
   };
 }
 
-/**
- * Open loop: `rate` requests per second arriving at random (exponential gaps), each sent when it
- * is due whether or not earlier ones were answered; latency from when it was due, so a stall counts
- * for every request it held up.
- */
-async function openLoad(
+/** Open loop (see `openLoopLoad` of @ordering/testing): each request for a random account. */
+function openLoad(
   url: string,
   identity: (custId: string) => string,
   accounts: string[],
   path: (custId: string) => string,
   rate: number,
 ): Promise<Figures> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  const latencies: number[] = [];
-  let errors = 0;
-  let non2xx = 0;
-  const inFlight: Promise<void>[] = [];
-  const start = performance.now();
-  const end = start + SECONDS * 1000;
-  for (let due = start; ;) {
-    due += (-Math.log(1 - Math.random()) * 1000) / rate;
-    if (due >= end) break;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const custId = pick(accounts, Math.floor(Math.random() * accounts.length));
-    const sentDue = due;
-    inFlight.push(
-      new Promise<void>((resolve) => {
-        const req = http.get(
-          `${url}${path(custId)}`,
-          { agent, headers: { 'x-ordering-identity': identity(custId) } },
-          (res) => {
-            res.resume();
-            res.on('end', () => {
-              if (res.statusCode! >= 200 && res.statusCode! < 300)
-                latencies.push(performance.now() - sentDue);
-              else non2xx++;
-              resolve();
-            });
-          },
-        );
-        req.on('error', () => {
-          errors++;
-          resolve();
-        });
-      }),
-    );
-  }
-  await Promise.all(inFlight);
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-  return { rps: latencies.length / SECONDS, p50: at(0.5), p99: at(0.99), errors, non2xx };
+  return openLoopLoad(
+    () => {
+      const custId = pick(accounts, Math.floor(Math.random() * accounts.length));
+      return {
+        method: 'GET',
+        url: `${url}${path(custId)}`,
+        headers: { 'x-ordering-identity': identity(custId) },
+      };
+    },
+    { rate, seconds: SECONDS },
+  );
 }
 
 /** CPU seconds (user + system) each of these processes used so far, from /proc (Linux); gone ones are left out. */
