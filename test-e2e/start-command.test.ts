@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { PG_ADMIN_URL, waitUntil } from '@ordering/testing';
 import { freePort } from './support/service-process';
+import { spansWithoutParent, zipkinReader } from './support/zipkin-traces';
 
 jest.setTimeout(330_000);
 
@@ -222,15 +223,7 @@ describe('the start command', () => {
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(flags).toBe('01');
 
-    interface ZipkinSpan {
-      id: string;
-      parentId?: string;
-      name: string;
-      kind?: string;
-      localEndpoint?: { serviceName?: string };
-      tags?: Record<string, string>;
-    }
-    const zipkin = `http://127.0.0.1:${ports.ZIPKIN}/api/v2`;
+    const zipkin = zipkinReader(`http://127.0.0.1:${ports.ZIPKIN}/api/v2`);
     const expectedHops = (spans: ZipkinSpan[]) => {
       const by = (service: string, kind: string | undefined, name: RegExp) =>
         spans.find((s) => s.localEndpoint?.serviceName === service && s.kind === kind && name.test(s.name));
@@ -250,17 +243,10 @@ describe('the start command', () => {
         webhookAttempt: by('webhooks', 'CLIENT', /^webhook user\.created attempt$/),
       };
     };
-    let spans: ZipkinSpan[] = [];
-    await waitUntil(
-      async () => {
-        const res = await fetch(`${zipkin}/trace/${traceId}`);
-        spans = res.ok ? ((await res.json()) as ZipkinSpan[]) : [];
-        const complete = Object.values(expectedHops(spans)).every(Boolean);
-        if (!complete) await new Promise((r) => setTimeout(r, 500));
-        return complete;
-      },
+    const spans = await zipkin.waitForTrace(
+      traceId!,
+      (seen) => Object.values(expectedHops(seen)).every(Boolean) && spansWithoutParent(seen).length === 0,
       45_000,
-      'every hop of the trace in Zipkin',
     );
     const hops = expectedHops(spans);
     const parentOf = (name: keyof typeof hops) => hops[name]!.parentId;
@@ -269,8 +255,7 @@ describe('the start command', () => {
     // parent in the trace.
     expect(spans.filter((s) => !s.parentId).map((s) => s.id)).toEqual([rootSpanId]);
     expect(idOf('gatewayRequest')).toBe(rootSpanId);
-    const ids = new Set(spans.map((s) => s.id));
-    expect(spans.filter((s) => s.parentId && !ids.has(s.parentId))).toEqual([]);
+    expect(spansWithoutParent(spans)).toEqual([]);
     expect(parentOf('admission')).toBe(idOf('gatewayRequest'));
     expect(parentOf('forward')).toBe(idOf('gatewayRequest'));
     expect(parentOf('customersRequest')).toBe(idOf('forward'));
@@ -296,12 +281,7 @@ describe('the start command', () => {
     expect(hops.customersRequest!.tags?.['ordering.login']).toBe(login);
     expect(hops.consume!.tags?.['ordering.event_id']).toMatch(/^evt_/);
     expect(hops.publish!.tags?.['ordering.event_id']).toBe(hops.consume!.tags?.['ordering.event_id']);
-    const byRequestId = await fetch(
-      `${zipkin}/traces?annotationQuery=${encodeURIComponent(`ordering.request_id=${requestId}`)}&limit=5`,
-    );
-    expect(((await byRequestId.json()) as { traceId: string }[][]).map((t) => t[0]?.traceId)).toEqual([
-      traceId,
-    ]);
+    expect(await zipkin.traceIdsWhere(`ordering.request_id=${requestId}`)).toEqual([traceId]);
 
     // Every process serves its metrics for Prometheus (on its own port here: no METRICS_PORT locally).
     const metrics = await (await fetch(`${stack.services.customers}/metrics`)).text();

@@ -24,13 +24,10 @@ export function spansWithoutParent(spans: ZipkinSpan[]): ZipkinSpan[] {
   return spans.filter((s) => s.parentId !== undefined && !ids.has(s.parentId));
 }
 
-export interface TestZipkin {
+/** Reads traces back from a Zipkin's API (a test's own, or the one `./dev up` starts). */
+export interface ZipkinReader {
   /** The API base, e.g. http://127.0.0.1:41234/api/v2 */
   api: string;
-  /** Environment of a process that exports its spans here (libs/telemetry settings). */
-  exportEnv: Record<string, string>;
-  /** Resolves once Zipkin answers (about 25 s after the start on a quiet machine). */
-  ready(): Promise<void>;
   /** The spans of one trace stored so far ([] for an unknown trace). */
   trace(traceId: string): Promise<ZipkinSpan[]>;
   /** Polls `trace` until `complete(spans)` holds; fails after `timeoutMs` with what had arrived. */
@@ -41,26 +38,24 @@ export interface TestZipkin {
   ): Promise<ZipkinSpan[]>;
   /** The trace ids an annotation query (`ordering.order_id=ord_1`) finds. */
   traceIdsWhere(annotationQuery: string): Promise<string[]>;
+}
+
+export interface TestZipkin extends ZipkinReader {
+  /** Environment of a process that exports its spans here (libs/telemetry settings). */
+  exportEnv: Record<string, string>;
+  /** Resolves once Zipkin answers (about 25 s after the start on a quiet machine). */
+  ready(): Promise<void>;
   stop(): Promise<void>;
 }
 
-/**
- * Starts Zipkin without waiting for it (start it first, start the processes meanwhile, and call
- * `ready()` before reading): its JVM takes longer to start than the services.
- */
-export async function startTestZipkin(): Promise<TestZipkin> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-zipkin-'));
-  const zipkin = await startZipkin({ port: await freePort(), dataDir });
-  const api = `${zipkin.url}/api/v2`;
-  let ready: Promise<void> | undefined;
+/** The reader of the Zipkin whose API is at `api`. */
+export function zipkinReader(api: string): ZipkinReader {
   const trace = async (traceId: string): Promise<ZipkinSpan[]> => {
     const res = await fetch(`${api}/trace/${traceId}`);
     return res.ok ? ((await res.json()) as ZipkinSpan[]) : [];
   };
   return {
     api,
-    exportEnv: { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_ZIPKIN_ENDPOINT: zipkin.spansEndpoint },
-    ready: () => (ready ??= waitForZipkin(zipkin, dataDir, 150_000)),
     trace,
     waitForTrace: async (traceId, complete, timeoutMs = 30_000) => {
       const deadline = Date.now() + timeoutMs;
@@ -80,6 +75,21 @@ export async function startTestZipkin(): Promise<TestZipkin> {
       );
       return ((await res.json()) as ZipkinSpan[][]).map((t) => t[0]!.traceId);
     },
+  };
+}
+
+/**
+ * Starts Zipkin without waiting for it (start it first, start the processes meanwhile, and call
+ * `ready()` before reading): its JVM takes longer to start than the services.
+ */
+export async function startTestZipkin(): Promise<TestZipkin> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-zipkin-'));
+  const zipkin = await startZipkin({ port: await freePort(), dataDir });
+  let ready: Promise<void> | undefined;
+  return {
+    ...zipkinReader(`${zipkin.url}/api/v2`),
+    exportEnv: { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_ZIPKIN_ENDPOINT: zipkin.spansEndpoint },
+    ready: () => (ready ??= waitForZipkin(zipkin, dataDir, 150_000)),
     stop: async () => {
       await stopZipkin(dataDir);
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -330,9 +330,8 @@ function writeEvent(w: Writer, event: TimedEvent): void {
   w.end(start, 1);
 }
 
-function writeLink(w: Writer, link: Link): void {
-  const start = w.begin(1);
-  const ctx: SpanContext = link.context;
+/** Fields 1-3 of a Span and of a Link alike: trace id, span id, trace state. */
+function writeSpanContext(w: Writer, ctx: SpanContext): void {
   w.tag(1, LENGTH_DELIMITED);
   w.hexBytes(ctx.traceId);
   w.tag(2, LENGTH_DELIMITED);
@@ -342,6 +341,12 @@ function writeLink(w: Writer, link: Link): void {
     w.tag(3, LENGTH_DELIMITED);
     w.uncachedString(traceState);
   }
+}
+
+function writeLink(w: Writer, link: Link): void {
+  const start = w.begin(1);
+  const ctx: SpanContext = link.context;
+  writeSpanContext(w, ctx);
   if (link.attributes) writeAttributes(w, link.attributes, 4);
   w.tag(5, VARINT);
   w.varint(link.droppedAttributesCount || 0);
@@ -354,15 +359,7 @@ function writeLink(w: Writer, link: Link): void {
 function writeSpan(w: Writer, span: ReadableSpan): void {
   const start = w.begin(2);
   const ctx = span.spanContext();
-  w.tag(1, LENGTH_DELIMITED);
-  w.hexBytes(ctx.traceId);
-  w.tag(2, LENGTH_DELIMITED);
-  w.hexBytes(ctx.spanId);
-  const traceState = ctx.traceState?.serialize();
-  if (traceState) {
-    w.tag(3, LENGTH_DELIMITED);
-    w.uncachedString(traceState);
-  }
+  writeSpanContext(w, ctx);
   const parent = span.parentSpanContext;
   if (parent?.spanId) {
     w.tag(4, LENGTH_DELIMITED);
