@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { PG_ADMIN_URL, waitUntil } from '@ordering/testing';
 import { freePort } from './support/service-process';
-import { spansWithoutParent, zipkinReader } from './support/zipkin-traces';
+import { spansWithoutParent, zipkinReader, type ZipkinSpan } from './support/zipkin-traces';
 
 jest.setTimeout(330_000);
 

@@ -148,7 +148,9 @@ export async function assembleService<C extends ServiceConfig, P extends object>
             knex,
             kafka,
             logger,
-            ...(config.OUTBOX_RELAY_LINGER_MS === undefined ? {} : { lingerMs: config.OUTBOX_RELAY_LINGER_MS }),
+            ...(config.OUTBOX_RELAY_LINGER_MS === undefined
+              ? {}
+              : { lingerMs: config.OUTBOX_RELAY_LINGER_MS }),
           }),
         ]
       : [];

@@ -101,7 +101,8 @@ const knownType = (type: unknown): type is EventType =>
 export function parseEvent(value: unknown): EventEnvelope {
   // A valid event of a known type passes its full schema (envelope included) in one pass; the
   // envelope alone is checked first only to say which part of a bad event is wrong.
-  const claimed = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+  const claimed =
+    typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
   if (knownType(claimed)) {
     const full = EVENT_SCHEMAS[claimed].safeParse(value);
     if (full.success) {
