@@ -264,7 +264,39 @@ export async function startKafkaBroker(options: KafkaBrokerOptions): Promise<Run
     await new Promise((r) => setTimeout(r, 500));
   }
   await createTopics(brokers, options.topics ?? []);
+  await waitForGroupCoordinator(brokers);
   return { brokers, pid, started: true };
+}
+
+/**
+ * A broker just started answers metadata before it can coordinate consumer groups (it creates
+ * `__consumer_offsets` on the first request for a coordinator): a consumer that joined in that
+ * window failed ("Consumer group was not initialized"). Ask for a coordinator until one answers.
+ */
+async function waitForGroupCoordinator(brokers: string[], timeoutMs = 30_000): Promise<void> {
+  const kafka = new Kafka({
+    clientId: 'ordering-broker-probe',
+    brokers,
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 0 },
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      try {
+        await admin.describeGroups(['ordering-broker-probe']);
+        return;
+      } catch (err) {
+        if (Date.now() > deadline)
+          throw new Error(`Kafka on ${brokers[0]} coordinates no consumer group: ${String(err)}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  } finally {
+    await admin.disconnect().catch(() => {});
+  }
 }
 
 /** Stops the broker of dataDir with SIGTERM (controlled shutdown), SIGKILL after 30 s. */
