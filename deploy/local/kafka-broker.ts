@@ -290,7 +290,7 @@ async function waitForGroupCoordinator(brokers: string[], timeoutMs = 30_000): P
         return;
       } catch (err) {
         if (Date.now() > deadline)
-          throw new Error(`Kafka on ${brokers[0]} coordinates no consumer group: ${String(err)}`);
+          throw new Error(`Kafka on ${brokers[0]} coordinates no consumer group`, { cause: err });
         await new Promise((r) => setTimeout(r, 250));
       }
     }
