@@ -10,6 +10,9 @@ import {
   seed,
   startPlatformHarness,
 } from './support/approvals-harness';
+import { TOPICS, newEventId, newId } from '@ordering/contracts';
+import { readDeadLetter } from '@ordering/messaging';
+import { readEvents, readTopic, testKafkaClient } from '@ordering/testing';
 
 let h: PlatformHarness;
 let s: Awaited<ReturnType<typeof seed>>;
@@ -175,6 +178,53 @@ describe('the approval flow', () => {
       cancelled_by: { login: s.u.adam, name: 'Adam Approver' },
       reason: 'Over budget',
     });
+  });
+
+  it('an order.submitted for an account the customers service does not know is dead-lettered, never approved', async () => {
+    // A real order.submitted, replayed as an order of an account nobody here knows (another
+    // environment's, say): approvals must not approve it as if no chain applied.
+    const submitted = await readEvents<{ id: string; type: string; cust_id: string; data: { id: string } }>(
+      TOPICS.orders,
+      (e) => e.type === 'order.submitted',
+    );
+    const orderId = await placeBig();
+    const [original] = await submitted.waitFor((events) => events.some((e) => e.data.id === orderId));
+    await submitted.stop();
+    const foreign = {
+      ...original!,
+      id: newEventId(),
+      cust_id: `UNKNOWN-${h.suffix}`,
+      data: { ...original!.data, id: newId('ord'), cust_id: `UNKNOWN-${h.suffix}` },
+    };
+    const kafka = testKafkaClient();
+    const deadLetters = await readTopic(kafka, TOPICS.deadLetter);
+    const approvalEvents = await readEvents<{ type: string; order_id: string }>(
+      TOPICS.approvals,
+      (e) => e.order_id === foreign.data.id,
+    );
+    const producer = kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic: TOPICS.orders,
+      messages: [
+        {
+          key: foreign.data.id,
+          value: JSON.stringify(foreign),
+          headers: { 'event-type': 'order.submitted' },
+        },
+      ],
+    });
+    await producer.disconnect();
+    const [letter] = await deadLetters.waitFor((ms) =>
+      ms.some((m) => (JSON.parse(m.value ?? '{}') as { id?: string }).id === foreign.id),
+    );
+    expect(readDeadLetter(letter!.headers)).toMatchObject({ reason: 'permanent_error' });
+    expect(readDeadLetter(letter!.headers)!.error).toContain('unknown account');
+    // The consumer moved on: an order placed afterwards is still handled, and nothing was approved.
+    const next = await placeBig();
+    await pendingFor(s.u.adam, next);
+    expect(approvalEvents.events).toEqual([]);
+    await Promise.all([deadLetters.stop(), approvalEvents.stop()]);
   });
 
   it('cancelling a pending order withdraws its open approval', async () => {

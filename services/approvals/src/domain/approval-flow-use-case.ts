@@ -6,6 +6,7 @@
 import { type Order, newId } from '@ordering/contracts';
 import { ConflictError, NotAllowedError, NotFoundError } from '@ordering/errors';
 import { ADMIN_SCOPE } from '@ordering/http';
+import { PermanentError } from '@ordering/messaging';
 import type { ApprovalsDatabase, TransactionScope } from '../data-access/approvals-database';
 import { type ApprovalRecord, type ApprovalStatus, type ChainOrder, approvalResource } from './approval';
 import type { ChainUseCase } from './chain-use-case';
@@ -25,6 +26,10 @@ export class ApprovalFlowUseCase {
   async orderSubmitted(scope: TransactionScope, order: Order): Promise<void> {
     if (order.status !== 'pending_approval') return;
     const chain = await this.deps.chains.effective(order.cust_id);
+    // An account the customers service does not know: not an order of this platform's accounts
+    // (another environment's, or a broken event). Dead-lettered for an operator, never approved
+    // as if no chain applied.
+    if (!chain) throw new PermanentError(`order ${order.id} is for an unknown account ${order.cust_id}`);
     const now = this.deps.clock.now();
     const chainOrder: ChainOrder = {
       orderId: order.id,
@@ -35,7 +40,7 @@ export class ApprovalFlowUseCase {
         ordered_by: order.ordered_by,
         submitted_at: order.submitted_at,
       },
-      approvers: chain?.steps.map((s) => s.approver) ?? [],
+      approvers: chain.steps.map((s) => s.approver),
       currentStep: 1,
       status: 'pending',
     };
