@@ -676,6 +676,9 @@ it('fulfilment to delivered (pnpm ops fulfilment), cancel refused from every lat
 it('cancel from pending_approval (withdrawing the approval) and from approved; a cancelled order refuses a second cancel', async () => {
   const pending = await place(big());
   const approval = await approvalFor('adam', pending.id);
+  // The orders service records the open approval (order.approval.requested) when it consumes the
+  // approvals service's event, a moment after the approval exists: cancel once it has.
+  expect(await waitForTypes(pending.id, 2)).toEqual(['order.submitted', 'order.approval.requested']);
   const res = await api('sam', 'POST', `/v1/orders/${pending.id}/cancel`, { reason: 'No longer needed' });
   expect(res.body).toMatchObject({
     status: 'cancelled',
