@@ -162,21 +162,20 @@ export async function createTestDatabase(options: CreateTestDatabaseOptions): Pr
     pool: { max: options.poolMax ?? 5 },
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  return { url, name, template, knex, drop: dropOnce(adminUrl, name, knex) };
+}
+
+/** Closes the pool and drops the database, once however often it is called. */
+function dropOnce(adminUrl: string, name: string, knex: Knex): () => Promise<void> {
   let dropped: Promise<void> | undefined;
-  return {
-    url,
-    name,
-    template,
-    knex,
-    drop: () => {
-      dropped ??= (async () => {
-        await knex.destroy();
-        await withAdmin(adminUrl, (admin) =>
-          admin.query(`drop database if exists ${quoteIdentifier(name)} with (force)`),
-        );
-      })();
-      return dropped;
-    },
+  return () => {
+    dropped ??= (async () => {
+      await knex.destroy();
+      await withAdmin(adminUrl, (admin) =>
+        admin.query(`drop database if exists ${quoteIdentifier(name)} with (force)`),
+      );
+    })();
+    return dropped;
   };
 }
 
@@ -238,19 +237,5 @@ export async function createEmptyTestDatabase(options: {
   await withAdmin(adminUrl, (admin) => admin.query(`create database ${quoteIdentifier(name)}`));
   const url = withDatabase(adminUrl, name);
   const knex = createKnex({ url, service: options.service, pool: { max: options.poolMax ?? 2 } });
-  let dropped: Promise<void> | undefined;
-  return {
-    url,
-    name,
-    knex,
-    drop: () => {
-      dropped ??= (async () => {
-        await knex.destroy();
-        await withAdmin(adminUrl, (admin) =>
-          admin.query(`drop database if exists ${quoteIdentifier(name)} with (force)`),
-        );
-      })();
-      return dropped;
-    },
-  };
+  return { url, name, knex, drop: dropOnce(adminUrl, name, knex) };
 }
