@@ -12,7 +12,7 @@ export const EVENT_HEADERS = {
   contentType: 'content-type',
 } as const;
 
-interface OutboxInsert {
+export interface OutboxInsert {
   topic: string;
   key: string;
   event_id: string;
@@ -54,7 +54,17 @@ export async function enqueueEvent(trx: Knex.Transaction, event: EventEnvelope):
 /** Several events in one insert, published in the order given. */
 export async function enqueueEvents(trx: Knex.Transaction, events: EventEnvelope[]): Promise<void> {
   if (events.length === 0) return;
-  await trx(OUTBOX_TABLE).insert(events.map(outboxRow));
+  await trx(OUTBOX_TABLE).insert(outboxInsertOf(events));
+}
+
+/**
+ * The outbox rows of `events` (validated, routed, with the active trace context), for a caller that
+ * writes them in the same statement as its state change (`knex(OUTBOX_TABLE).insert(rows)` inside a
+ * `with`): one round trip instead of one per table. The statement must be atomic with the change,
+ * as a single statement or a transaction is.
+ */
+export function outboxInsertOf(events: EventEnvelope[]): OutboxInsert[] {
+  return events.map(outboxRow);
 }
 
 /** A message of a topic that carries no event envelope (fulfilment updates, auth revocations). */

@@ -1,7 +1,8 @@
 // Placing an order: quote it (reach, address, prices, totals), decide its first status (approval
 // needed when the total is above the account's threshold and a chain applies), then store the
 // order, its lines and its events (order.submitted, then order.approved when no approval is
-// needed) in one transaction. Nothing is written when any service it asks is down.
+// needed) in one statement, atomic (in one transaction with the idempotency record when there is
+// one). Nothing is written when any service it asks is down.
 import type { CreateOrderRequest } from '@ordering/contracts';
 import type { OrdersDatabase, TransactionScope } from '../data-access/orders-database';
 import { Order } from './order';
@@ -50,11 +51,13 @@ export class PlaceOrderUseCase {
       },
       this.deps.clock.now(),
     );
-    await this.deps.db.transaction(async (scope) => {
-      await scope.orders.insert(order, this.deps.clock.now());
-      await scope.publish(order.drainEvents());
-      await hooks.beforeCommit?.(scope, order);
-    });
+    const beforeCommit = hooks.beforeCommit;
+    await this.deps.db.insertPlaced(
+      order,
+      this.deps.clock.now(),
+      order.drainEvents(),
+      beforeCommit && ((scope) => beforeCommit(scope, order)),
+    );
     return order;
   }
 }

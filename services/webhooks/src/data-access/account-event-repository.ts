@@ -23,7 +23,12 @@ export class AccountEventRepository {
    * second guard (a duplicate that got this far fails loudly instead of being recorded twice).
    */
   async insert(trx: Knex.Transaction, event: EventEnvelope, traceId: string | null): Promise<void> {
-    await trx('account_events').insert({
+    await this.insertQuery(trx, event, traceId);
+  }
+
+  /** The insert as a statement not yet run (to run inside another one: `with ... as (insert ...)`). */
+  insertQuery(trx: Knex.Transaction, event: EventEnvelope, traceId: string | null): Knex.QueryBuilder {
+    return trx('account_events').insert({
       event_id: event.id,
       type: event.type,
       cust_id: event.cust_id,

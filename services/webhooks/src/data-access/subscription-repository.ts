@@ -126,11 +126,20 @@ export class SubscriptionRepository {
       .andWhereRaw('? = ANY(events)', [type]);
   }
 
-  /** Enabled subscriptions of any of `custIds` that asked for `type`. */
-  receivers(trx: Db, custIds: string[], type: string): Promise<SubscriptionRow[]> {
-    return trx<SubscriptionRow>('webhook_subscriptions')
+  /**
+   * Enabled subscriptions of any of `custIds` that asked for `type`. `alongWith`: a data-modifying
+   * statement run in the same statement (`with ... as (insert ...)`), one round trip for both.
+   */
+  receivers(
+    trx: Db,
+    custIds: string[],
+    type: string,
+    alongWith?: Knex.QueryBuilder,
+  ): Promise<SubscriptionRow[]> {
+    const q = trx<SubscriptionRow>('webhook_subscriptions')
       .whereIn('cust_id', custIds)
       .andWhere({ status: 'enabled' })
       .andWhereRaw('? = ANY(events)', [type]);
+    return alongWith ? q.with('written', alongWith) : q;
   }
 }

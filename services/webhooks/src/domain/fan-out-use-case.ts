@@ -28,9 +28,14 @@ export function fanOutUseCase(deps: {
   onDeliveryQueued?: () => void;
 }) {
   return async (trx: Knex.Transaction, event: EventEnvelope, traceId: string | null): Promise<number> => {
-    await deps.events.insert(trx, event, traceId);
     const lineage = (await deps.directory.lineage(event.cust_id))?.lineage ?? [event.cust_id];
-    const receivers = await deps.subscriptions.receivers(trx, lineage, event.type);
+    // The event is recorded and its receivers read in one statement.
+    const receivers = await deps.subscriptions.receivers(
+      trx,
+      lineage,
+      event.type,
+      deps.events.insertQuery(trx, event, traceId),
+    );
     if (receivers.length === 0) return 0;
     const now = new Date();
     const due = deps.clock.now();
