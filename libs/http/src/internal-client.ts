@@ -3,6 +3,8 @@
 // service that cannot be reached, times out or fails (5xx) becomes 503 `service_unavailable` for
 // the caller's own client, so nothing half-done is reported as success.
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
 import { UnavailableError } from '@ordering/errors';
 import { ATTR, recordError, startClientSpan } from '@ordering/telemetry';
 import { IDENTITY_HEADER, INTERNAL_SCOPE, signIdentity } from './identity';
@@ -27,9 +29,16 @@ export interface InternalResponse<T = unknown> {
 
 export class InternalApiClient {
   private readonly timeoutMs: number;
+  private readonly transport: typeof http | typeof https;
+  private readonly agent: http.Agent;
 
   constructor(private readonly options: InternalClientOptions) {
     this.timeoutMs = options.timeoutMs ?? 5000;
+    const secure = new URL(options.baseUrl).protocol === 'https:';
+    this.transport = secure ? https : http;
+    // Connections kept open between calls (closed before the server's keep-alive timeout, which the
+    // Agent reads from the answer's Keep-Alive header), none kept idle beyond 16.
+    this.agent = new (secure ? https : http).Agent({ keepAlive: true, maxFreeSockets: 16 });
   }
 
   /**
@@ -72,38 +81,80 @@ export class InternalApiClient {
     trace: Record<string, string>,
   ): Promise<InternalResponse<T>> {
     const { callee } = this.options;
-    let res: Response;
+    let answer: { status: number; text: string };
     try {
-      res = await fetch(`${this.options.baseUrl}${path}`, {
-        method,
-        headers: {
-          ...trace,
-          [IDENTITY_HEADER]: identity,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(this.timeoutMs),
+      answer = await this.exchange(method, path, body === undefined ? undefined : JSON.stringify(body), {
+        ...trace,
+        [IDENTITY_HEADER]: identity,
+        accept: 'application/json',
       });
     } catch (cause) {
       throw Object.assign(new UnavailableError(`The ${callee} service is unavailable; retry later`), {
         cause,
       });
     }
-    if (res.status >= 500) {
-      await res.body?.cancel();
+    if (answer.status >= 500) {
       throw new UnavailableError(`The ${callee} service is unavailable; retry later`);
     }
-    const text = await res.text();
     let parsed: unknown;
     try {
-      parsed = text ? JSON.parse(text) : undefined;
+      parsed = answer.text ? JSON.parse(answer.text) : undefined;
     } catch (cause) {
       throw Object.assign(new UnavailableError(`The ${callee} service answered something other than JSON`), {
         cause,
       });
     }
-    return { status: res.status, body: parsed as T };
+    return { status: answer.status, body: parsed as T };
+  }
+
+  /**
+   * One HTTP exchange on a kept-alive connection (node:http and its Agent: about half the CPU of
+   * `fetch` per call, which was the largest single cost of placing an order), the whole exchange
+   * (connect, answer, body) bounded by `timeoutMs`.
+   */
+  private exchange(
+    method: string,
+    path: string,
+    payload: string | undefined,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = this.transport.request(
+        `${this.options.baseUrl}${path}`,
+        {
+          method,
+          agent: this.agent,
+          headers:
+            payload === undefined
+              ? headers
+              : {
+                  ...headers,
+                  'content-type': 'application/json',
+                  'content-length': Buffer.byteLength(payload),
+                },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            clearTimeout(timer);
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+          });
+          res.on('error', fail);
+          res.on('aborted', () => fail(new Error('the answer was cut short')));
+        },
+      );
+      const timer = setTimeout(
+        () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
+      function fail(err: Error) {
+        clearTimeout(timer);
+        reject(err);
+      }
+      req.on('error', fail);
+      req.end(payload);
+    });
   }
 
   /** An answer the caller did not expect (a 4xx it has no meaning for): treated as unavailable. */
