@@ -40,6 +40,13 @@ export interface ConsumerContext {
   partition: number;
   offset: string;
   key: string | null;
+  /**
+   * Runs `work` in this transaction after the last handler of it, before the commit (once per
+   * call): a handler may gather what the messages of one transaction write and write it in one
+   * statement. A failure there fails the whole transaction; its messages are then applied one by
+   * one, each with its own retries and dead letter, as when a handler fails.
+   */
+  beforeCommit(work: () => Promise<void>): void;
 }
 
 export type EventHandler<E> = (event: E, ctx: ConsumerContext) => Promise<void>;
@@ -152,7 +159,18 @@ interface Item {
 interface Applicable {
   message: KafkaMessage;
   prepared: Prepared;
-  ctxBase: Omit<ConsumerContext, 'trx'>;
+  ctxBase: Omit<ConsumerContext, 'trx' | 'beforeCommit'>;
+}
+
+/** The work registered with `beforeCommit` in one transaction, run in order before it commits. */
+class CommitHooks {
+  private readonly works: (() => Promise<void>)[] = [];
+  readonly add = (work: () => Promise<void>): void => {
+    this.works.push(work);
+  };
+  async run(): Promise<void> {
+    for (const work of this.works) await work();
+  }
 }
 
 /** A handler failed inside a batch transaction: which message, and what it threw. */
@@ -430,6 +448,7 @@ class KafkaConsumerRunner implements ConsumerRunner {
   /** One transaction: the inbox rows of the run in one insert, then each new message's handler. */
   private async applyTogether(run: Applicable[]): Promise<void> {
     await this.options.knex.transaction(async (trx) => {
+      const hooks = new CommitHooks();
       const ids = [...new Set(run.map((a) => a.prepared.id))];
       const inserted: { event_id: string }[] = await trx(INBOX_TABLE)
         .insert(ids.map((id) => ({ consumer: this.options.groupId, event_id: id })))
@@ -447,11 +466,13 @@ class KafkaConsumerRunner implements ConsumerRunner {
           continue;
         }
         try {
-          await this.inSpan(a, () => a.prepared.apply({ ...a.ctxBase, trx }));
+          await this.inSpan(a, () => a.prepared.apply({ ...a.ctxBase, trx, beforeCommit: hooks.add }));
         } catch (err) {
           throw isTransientInfrastructureError(err) ? err : new BatchHandlerError(k, err);
         }
       }
+      // Not a BatchHandlerError when it fails: no one message to blame, so each is applied alone.
+      await hooks.run();
     });
   }
 
@@ -580,7 +601,9 @@ class KafkaConsumerRunner implements ConsumerRunner {
           );
           return;
         }
-        await a.prepared.apply({ ...a.ctxBase, trx });
+        const hooks = new CommitHooks();
+        await a.prepared.apply({ ...a.ctxBase, trx, beforeCommit: hooks.add });
+        await hooks.run();
       }),
     );
   }

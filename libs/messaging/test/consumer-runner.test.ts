@@ -387,4 +387,67 @@ describe('the consumer runner', () => {
     // The failing ones get exactly the attempts they would get alone.
     expect(calls).toMatchObject({ ord_illegal: 1, ord_broken: 3 });
   });
+
+  it('runs the work a handler gives beforeCommit once per transaction, after its last handler, in it', async () => {
+    const topic = await createTopic(kafka, 1);
+    await send(
+      topic,
+      'k',
+      orderEvent('ord_g1', 'one'),
+      orderEvent('ord_g2', 'two'),
+      orderEvent('ord_g3', 'three'),
+    );
+    const gathered = new Map<unknown, string[]>();
+    await startConsumer({
+      topics: [topic],
+      handlers: {
+        'order.approved': async (event, { trx, beforeCommit }) => {
+          let refs = gathered.get(trx);
+          if (!refs) {
+            const mine: string[] = [];
+            refs = mine;
+            gathered.set(trx, mine);
+            beforeCommit(async () => {
+              const { rows } = await trx.raw<{ rows: { txid: string }[] }>(
+                'select txid_current()::text as txid',
+              );
+              await trx('effects').insert(mine.map((ref) => ({ topic, ref, note: rows[0]!.txid })));
+            });
+          }
+          refs.push(event.data.po_number ?? '');
+        },
+      },
+    });
+    await waitUntil(async () => (await effectsOf(topic)).length >= 3, 15_000, 'the batch applied');
+    const effects: { ref: string; note: string }[] = await effectsOf(topic);
+    expect(effects.map((e) => e.ref)).toEqual(['one', 'two', 'three']);
+    expect(new Set(effects.map((e) => e.note)).size).toBe(1);
+  });
+
+  it('applies the messages one by one when the beforeCommit work of their transaction fails, dead-lettering the bad one', async () => {
+    const topic = await createTopic(kafka, 1);
+    await send(
+      topic,
+      'k',
+      orderEvent('ord_h1', 'good'),
+      orderEvent('ord_h2', 'bad'),
+      orderEvent('ord_h3', 'fine'),
+    );
+    await startConsumer({
+      topics: [topic],
+      handlers: {
+        'order.approved': async (event, { trx, beforeCommit }) => {
+          const note = event.data.po_number ?? '';
+          beforeCommit(async () => {
+            if (note === 'bad') throw new PermanentError('cannot write this one');
+            await trx('effects').insert({ topic, ref: note });
+          });
+        },
+      },
+    });
+    await deadLetters.waitFor(() => deadLettersFrom(topic).length === 1);
+    await waitUntil(async () => (await effectsOf(topic)).length === 2, 15_000, 'the good events applied');
+    expect((await effectsOf(topic)).map((e: { ref: string }) => e.ref)).toEqual(['good', 'fine']);
+    expect(readDeadLetter(deadLettersFrom(topic)[0]!.headers)!.reason).toBe('permanent_error');
+  });
 });

@@ -19,23 +19,24 @@ export class AccountEventRepository {
   constructor(private readonly knex: Knex) {}
 
   /**
-   * Inserts the event. The consumer's inbox makes a redelivery skip this; the primary key is the
-   * second guard (a duplicate that got this far fails loudly instead of being recorded twice).
+   * The insert of events, as a statement not yet run (to run inside another one). The consumer's
+   * inbox makes a redelivery skip this; the primary key is the second guard (a duplicate that got
+   * this far fails loudly instead of being recorded twice).
    */
-  async insert(trx: Knex.Transaction, event: EventEnvelope, traceId: string | null): Promise<void> {
-    await this.insertQuery(trx, event, traceId);
-  }
-
-  /** The insert as a statement not yet run (to run inside another one: `with ... as (insert ...)`). */
-  insertQuery(trx: Knex.Transaction, event: EventEnvelope, traceId: string | null): Knex.QueryBuilder {
-    return trx('account_events').insert({
-      event_id: event.id,
-      type: event.type,
-      cust_id: event.cust_id,
-      created_at: event.created_at,
-      payload: JSON.stringify(event),
-      trace_id: traceId,
-    });
+  insertQuery(
+    trx: Knex.Transaction,
+    events: { event: EventEnvelope; traceId: string | null }[],
+  ): Knex.QueryBuilder {
+    return trx('account_events').insert(
+      events.map(({ event, traceId }) => ({
+        event_id: event.id,
+        type: event.type,
+        cust_id: event.cust_id,
+        created_at: event.created_at,
+        payload: JSON.stringify(event),
+        trace_id: traceId,
+      })),
+    );
   }
 
   async find(eventId: string): Promise<RecordedEvent | undefined> {

@@ -45,6 +45,8 @@ export interface NewDelivery {
   ordered: boolean;
   next_attempt_at: Date;
   created_at: Date;
+  /** The trace context to keep with it; default the one active at the insert. */
+  trace?: Record<string, string>;
 }
 
 export interface AttemptOutcome {
@@ -79,10 +81,10 @@ export class DeliveryRepository {
     const traceContext = Object.keys(trace).length > 0 ? JSON.stringify(trace) : null;
     await db('webhook_deliveries')
       .insert(
-        deliveries.map((d) => ({
+        deliveries.map(({ trace: own, ...d }) => ({
           ...d,
           event: JSON.stringify(d.event),
-          trace_context: traceContext,
+          trace_context: own ? (Object.keys(own).length > 0 ? JSON.stringify(own) : null) : traceContext,
           status: 'pending',
           updated_at: d.created_at,
         })),

@@ -127,19 +127,19 @@ export class SubscriptionRepository {
   }
 
   /**
-   * Enabled subscriptions of any of `custIds` that asked for `type`. `alongWith`: a data-modifying
-   * statement run in the same statement (`with ... as (insert ...)`), one round trip for both.
+   * Enabled subscriptions of any of `custIds` that asked for any of `types`. `alongWith`: a
+   * data-modifying statement run in the same statement (`with ... as (insert ...)`), one round trip.
    */
-  receivers(
+  receiversOfAny(
     trx: Db,
     custIds: string[],
-    type: string,
+    types: string[],
     alongWith?: Knex.QueryBuilder,
   ): Promise<SubscriptionRow[]> {
     const q = trx<SubscriptionRow>('webhook_subscriptions')
       .whereIn('cust_id', custIds)
       .andWhere({ status: 'enabled' })
-      .andWhereRaw('? = ANY(events)', [type]);
+      .andWhereRaw('events && ?::text[]', [types]);
     return alongWith ? q.with('written', alongWith) : q;
   }
 }

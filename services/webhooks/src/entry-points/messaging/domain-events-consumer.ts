@@ -14,7 +14,7 @@ import {
   topicHandler,
 } from '@ordering/messaging';
 import type { catalogFanOutUseCase } from '../../domain/catalog-fan-out-use-case';
-import type { fanOutUseCase } from '../../domain/fan-out-use-case';
+import type { BeforeCommit, fanOutUseCase } from '../../domain/fan-out-use-case';
 
 export const DOMAIN_EVENT_TOPICS = [TOPICS.orders, TOPICS.users, TOPICS.catalogItems];
 
@@ -29,9 +29,13 @@ export function domainEventsConsumer(deps: {
   catalogChange: ReturnType<typeof catalogFanOutUseCase>;
   logger?: MessagingLogger;
 }): ConsumerRunner {
-  const record = async (event: Parameters<typeof deps.recordEvent>[1], ctx: { trx: Knex.Transaction }) => {
+  // Written with the other events of the transaction just before it commits.
+  const record = async (
+    event: Parameters<typeof deps.recordEvent>[1],
+    ctx: { trx: Knex.Transaction; beforeCommit: BeforeCommit },
+  ) => {
     const traceId = trace.getActiveSpan()?.spanContext().traceId ?? null;
-    await deps.recordEvent(ctx.trx, event, traceId);
+    await deps.recordEvent(ctx.trx, event, traceId, ctx.beforeCommit);
   };
   const handlers = Object.fromEntries(
     SUBSCRIBABLE_EVENT_TYPES.map((type) => [type, record]),
