@@ -52,6 +52,9 @@ export interface OrderFilter {
   limit: number;
 }
 
+/** Orders of up to this many lines are placed with a prepared statement (one per line count). */
+const PREPARED_MAX_LINES = 10;
+
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
 function stateRow(s: OrderState, now: Date) {
@@ -137,12 +140,18 @@ export class OrderRepository {
       line_total: l.line_total,
     }));
     const withOrder = this.db.with('placed_order', this.db('orders').insert(stateRow(s, now)));
-    await (outbox.length === 0
-      ? withOrder.insert(items).into('order_items')
-      : withOrder
-          .with('placed_items', this.db('order_items').insert(items))
-          .insert(outbox)
-          .into(OUTBOX_TABLE));
+    const statement =
+      outbox.length === 0
+        ? withOrder.insert(items).into('order_items')
+        : withOrder
+            .with('placed_items', this.db('order_items').insert(items))
+            .insert(outbox)
+            .into(OUTBOX_TABLE);
+    // Orders of a few lines (most of them) as a named statement per shape: each pooled connection
+    // parses and plans it once.
+    await (items.length <= PREPARED_MAX_LINES
+      ? statement.options({ name: `orders_place_${items.length}_${outbox.length}` })
+      : statement);
   }
 
   /** Writes the order's changed state (its lines never change). */
