@@ -469,8 +469,8 @@ async function placeTracedOrder(receiver: http.Server, received: { delivery: str
       admission: by('gateway', undefined, /^gateway admission$/),
       forward: by('gateway', 'CLIENT', /^forward orders$/),
       ordersRequest: by('orders', 'SERVER', /^post \/v1\/orders$/),
-      orderInsert: by('orders', 'CLIENT', /^insert orders$/),
-      outboxInsert: by('orders', 'CLIENT', /^insert outbox$/),
+      // The order, its lines and its events are written by one statement (`with ... insert`).
+      orderWrite: by('orders', 'CLIENT', /^with orders$/),
       pricingCall: by('orders', 'CLIENT', /^post catalog$/),
       catalogRequest: by('catalog', 'SERVER', /^post \/internal\/v1\/catalog\/prices$/),
       catalogQuery: by('catalog', 'CLIENT', /^(select|with) /),
@@ -508,8 +508,8 @@ async function placeTracedOrder(receiver: http.Server, received: { delivery: str
   expect(parentOf('admission')).toBe(idOf('gatewayRequest'));
   expect(parentOf('forward')).toBe(idOf('gatewayRequest'));
   expect(parentOf('ordersRequest')).toBe(idOf('forward'));
-  expect(parentOf('orderInsert')).toBe(idOf('ordersRequest'));
-  expect(parentOf('outboxInsert')).toBe(idOf('ordersRequest'));
+  expect(parentOf('orderWrite')).toBe(idOf('ordersRequest'));
+  expect(tagsOf('orderWrite')['db.query.text']).toMatch(/^with "placed_order" as \(insert into "orders"/);
   expect(parentOf('pricingCall')).toBe(idOf('ordersRequest'));
   expect(parentOf('catalogRequest')).toBe(idOf('pricingCall'));
   expect(parentOf('catalogQuery')).toBe(idOf('catalogRequest'));
