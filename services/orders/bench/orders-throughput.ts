@@ -66,6 +66,26 @@ function cpuSeconds(pids: number[]): number {
   return total;
 }
 
+/**
+ * The PostgreSQL backends serving this platform's databases (DATABASE_NAME_PREFIX), by database: on
+ * a machine shared with other sessions, every `postgres` process also counts their queries.
+ */
+function platformBackends(): Record<string, number[]> {
+  const prefix = process.env.DATABASE_NAME_PREFIX ?? '';
+  const out = execFileSync('psql', [
+    `${PG_BASE_URL}/postgres`,
+    '-Atc',
+    `select datname, pid from pg_stat_activity where datname like '${prefix.replace(/'/g, "''")}%'`,
+  ]).toString();
+  const byDb: Record<string, number[]> = {};
+  for (const line of out.trim().split('\n').filter(Boolean)) {
+    const [db, pid] = line.split('|');
+    const name = `  postgresql: ${db!.slice(prefix.length)}`;
+    (byDb[name] ??= []).push(Number(pid));
+  }
+  return byDb;
+}
+
 function postgresPids(): number[] {
   return execFileSync('pgrep', ['-x', 'postgres']).toString().trim().split('\n').map(Number).filter(Boolean);
 }
@@ -175,6 +195,9 @@ async function main(): Promise<void> {
   procs['this bench (load generator)'] = [process.pid];
 
   await run(gateway, body, tokens, { seconds: 3 }); // warm-up
+  // After the warm-up, each service's pool holds its connections (a pool keeps none while idle).
+  const backends = platformBackends();
+  Object.assign(procs, backends);
   const before = Object.fromEntries(Object.entries(procs).map(([k, pids]) => [k, cpuSeconds(pids)]));
   const max = await run(gateway, body, tokens, { seconds: SECONDS });
   const after = Object.fromEntries(Object.entries(procs).map(([k, pids]) => [k, cpuSeconds(pids)]));
@@ -219,8 +242,16 @@ async function main(): Promise<void> {
   line('pgbench: order + 4 lines, committed (tps)', `${pgTps.toFixed(0)}   (8 clients, 10 s)`);
   line('orders/s as a share of pgbench', `${((perSecond / pgTps) * 100).toFixed(0)} %`);
   console.log('\nCPU per order placed (ms, from /proc during the max run):');
-  for (const name of Object.keys(procs)) {
-    line(`  ${name}`, ((((after[name] ?? 0) - (before[name] ?? 0)) * 1000) / Math.max(1, placed)).toFixed(2));
+  const perOrder = (name: string) =>
+    (((after[name] ?? 0) - (before[name] ?? 0)) * 1000) / Math.max(1, placed);
+  for (const name of Object.keys(procs).filter((n) => !(n in backends))) {
+    line(`  ${name}`, perOrder(name).toFixed(2));
+  }
+  // The backends alone (connections opened during the run not counted: a lower bound).
+  const ownPg = Object.keys(backends).reduce((sum, name) => sum + perOrder(name), 0);
+  line('  postgresql, backends of this platform only', ownPg.toFixed(2));
+  for (const name of Object.keys(backends).sort()) {
+    if (perOrder(name) >= 0.01) line(`  ${name}`, perOrder(name).toFixed(2));
   }
 }
 
