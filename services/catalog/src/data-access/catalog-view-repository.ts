@@ -30,8 +30,12 @@ export type RankedRow = AccountItemRow & { tier?: number };
  * in fewer than 26 of 2,000 items (1.3%) is found on the index.
  */
 const WALK_ROWS = 2000;
-/** Items read first: a word none of them matches is looked up on the index without the walk. */
+/**
+ * Items read first: when fewer than PROBE_MIN_FOUND of them match (1%), the walk would hardly fill a
+ * page of 26 (1.3% of 2,000) and the tier is looked up on its index straight away.
+ */
 const PROBE_ROWS = 200;
+const PROBE_MIN_FOUND = 2;
 
 const ITEM_COLUMNS = `i.id, i.item_code, i.name, i.description, i.category_id, c.name as category_name,
   i.flags, i.images, i.lead_time_days,
@@ -146,7 +150,7 @@ export class CatalogViewRepository {
    * common word: "stapler" is in one name of 60, "goes" in every description), those are the page.
    * Only when it does not (a rarer word) is the tier searched on its full-text index, every match
    * fetched and sorted. Either way the rows are the tier's first matches in item-code order. The
-   * walk is skipped when none of the first PROBE_ROWS items matches (a word found nowhere, an item
+   * walk is skipped when fewer than PROBE_MIN_FOUND of the first PROBE_ROWS items match (a word found nowhere, an item
    * code searched for, which the code and name tiers would otherwise walk for nothing).
    *
    * The typo tier looks each word of the query up among the distinct words of the names
@@ -195,21 +199,21 @@ export class CatalogViewRepository {
         all.push(...bindings, ...resume, query.limit);
         return;
       }
-      // The first PROBE_ROWS items (after the cursor) in item-code order: how many match; when
-      // none does, the word is too rare for the walk, which is not read.
+      // The first PROBE_ROWS items (after the cursor) in item-code order: how many match (the
+      // words and the filters); when too few do, the walk would not fill the page and is not read.
       const first = (rows: number) => `(
           select i.id, i.item_code, i.name_search, i.search, i.restricted, i.currency, i.category_id,
             i.lifecycle, i.stock_state
           from items i ${from.length ? `where ${from.join(' and ')}` : ''}
           order by i.item_code limit ${rows}) i`;
       ctes.push(
-        `probe${tier} as materialized (select count(*) as found from ${first(PROBE_ROWS)} where ${match})`,
+        `probe${tier} as materialized (select count(*) as found from ${first(PROBE_ROWS)} where ${where.join(' and ')})`,
       );
-      cteBindings.push(...resume);
+      cteBindings.push(...resume, ...bindings);
       // The first WALK_ROWS items (after the cursor) in item-code order, those of them that match.
       ctes.push(`walk${tier} as materialized (
         select i.id, i.item_code from ${first(WALK_ROWS)}
-        where (select found from probe${tier}) > 0 and ${where.join(' and ')} order by i.item_code limit ?)`);
+        where (select found from probe${tier}) >= ${PROBE_MIN_FOUND} and ${where.join(' and ')} order by i.item_code limit ?)`);
       cteBindings.push(...resume, ...bindings, query.limit);
       branches.push(`(select id, item_code, ${tier} as tier from walk${tier}
           where (select count(*) from walk${tier}) >= ?)`);
