@@ -16,6 +16,7 @@
 //
 //   pnpm --filter @ordering/gateway bench      (or: tsx gateway/bench/gateway-overhead.ts)
 //   BENCH_SECONDS=8 BENCH_CONNECTIONS=50 ROUNDS=2 BENCH_SAMPLE_RATIO=1 GATEWAY_NODE_ARGS=--cpu-prof
+//   SERVICE_NODE_ARGS=--cpu-prof (the customers service's processes)
 //   BENCH_PORTS=18400-18499 (every listener in that range; default: any free port)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
@@ -185,6 +186,7 @@ async function main(): Promise<void> {
   const sink = await startOtlpSink();
   const jwks = await startJwks();
   const nodeArgs = process.env.GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const serviceNodeArgs = process.env.SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const register = (dir: string, on: boolean) =>
     on ? ['--require', path.join(dir, 'dist/register-telemetry.js')] : [];
 
@@ -199,7 +201,7 @@ async function main(): Promise<void> {
   const customers = async (on: boolean): Promise<Proc> => {
     const port = await freePort();
     return startProcess(
-      [...register(customersDir, on), path.join(customersDir, 'dist/start.js')],
+      [...serviceNodeArgs, ...register(customersDir, on), path.join(customersDir, 'dist/start.js')],
       {
         ...telemetryEnv('customers', sink.url, on),
         PORT: String(port),

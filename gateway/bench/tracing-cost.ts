@@ -7,9 +7,15 @@
 // telemetry off (the API's no-op). Alternating rounds, median. Less sensitive to a busy machine
 // than gateway-overhead.ts, whose figure it complements (there, on = off + this, plus noise).
 //
+// BENCH_SHAPE=service measures a service's DB-backed GET instead (the customers service's
+// `GET /v1/customers/{cust_id}`): the SERVER span continuing the gateway's `traceparent`, and a
+// CLIENT span for each of its three queries, from knex's query events (db-tracing.ts).
+//
 //   tsx gateway/bench/tracing-cost.ts     (BENCH_REQUESTS=50000 ROUNDS=5 BENCH_SAMPLE_RATIO=1,
+//                                          BENCH_SHAPE=gateway|service,
 //                                          BENCH_PORTS=18400-18499 for the sink's port)
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { context } from '@opentelemetry/api';
 import {
   ATTR,
@@ -19,6 +25,7 @@ import {
   startClientSpan,
   startRequestTelemetry,
   startTelemetry,
+  traceKnexQueries,
   tracer,
 } from '@ordering/telemetry';
 import { freePort } from './bench-ports';
@@ -74,10 +81,51 @@ async function oneRequest(i: number): Promise<void> {
   endRequestTelemetry(t, { method: 'GET', route: '/v1/orders/{id}', status: 200 });
 }
 
+/** Stands in for knex: the events it emits around each query, as db-tracing.ts listens to them. */
+const knex = new EventEmitter();
+traceKnexQueries(knex, { dbName: 'customers' });
+// The customers service's three statements (reach check, account, addresses), as knex sends them.
+const STATEMENTS = [
+  'with recursive lineage as (select "id", "parent_id" from "customers" where "id" = ? union all select c."id", c."parent_id" from "customers" c join lineage l on c."id" = l."parent_id") select 1 from lineage where "id" = ? limit ?',
+  'select * from "customers" where "id" = ? limit ?',
+  'select * from "customer_addresses" where "cust_id" in (?) order by "cust_id" asc, "position" asc',
+];
+const gatewayHeaders = {
+  ...headers,
+  traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+};
+let queryUid = 0;
+
+/** One DB-backed GET's telemetry in a service behind the gateway. */
+async function oneServiceRequest(i: number): Promise<void> {
+  const t = startRequestTelemetry({
+    method: 'GET',
+    headers: gatewayHeaders,
+    trustIncomingContext: true,
+    requestId: `req_${i}`,
+  });
+  await context.with(t.context, async () => {
+    for (const sql of STATEMENTS) {
+      const data = { __knexQueryUid: String(++queryUid), sql, method: 'select' };
+      knex.emit('query', data);
+      await Promise.resolve(); // the round trip to PostgreSQL
+      knex.emit('query-response', [], data);
+    }
+    if (t.span.isRecording()) {
+      t.span.setAttributes(paramAttributes({ cust_id: 'BENCH' }, '/v1/customers/{cust_id}'));
+      t.span.setAttribute('ordering.cust_id', 'BENCH');
+    }
+  });
+  endRequestTelemetry(t, { method: 'GET', route: '/v1/customers/{cust_id}', status: 200 });
+}
+
+const shape = process.env.BENCH_SHAPE ?? 'gateway';
+const request = shape === 'service' ? oneServiceRequest : oneRequest;
+
 async function run(requests: number): Promise<number> {
   const before = process.cpuUsage();
   for (let i = 0; i < requests; i++) {
-    await oneRequest(i);
+    await request(i);
     // Let the batch processor's timer and the exporter's sockets run, as between real requests.
     if (i % 256 === 0) await new Promise((r) => setImmediate(r));
   }
@@ -113,7 +161,7 @@ async function main(): Promise<void> {
   sink.stop();
   const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   console.log(
-    `${ROUNDS} rounds of ${REQUESTS} requests, sampling ratio ${process.env.BENCH_SAMPLE_RATIO ?? '1'}`,
+    `${shape}: ${ROUNDS} rounds of ${REQUESTS} requests, sampling ratio ${process.env.BENCH_SAMPLE_RATIO ?? '1'}`,
   );
   console.log(
     `  telemetry off: ${off.map((v) => v.toFixed(1)).join(', ')} µs per request (median ${median(off).toFixed(1)})`,
@@ -122,7 +170,9 @@ async function main(): Promise<void> {
     `  telemetry on:  ${on.map((v) => v.toFixed(1)).join(', ')} µs per request (median ${median(on).toFixed(1)})`,
   );
   console.log(
-    `  tracing CPU per request at the gateway: ${(median(on) - median(off)).toFixed(1)} µs (target <= 40)`,
+    shape === 'service'
+      ? `  tracing CPU per DB-backed GET in a service: ${(median(on) - median(off)).toFixed(1)} µs`
+      : `  tracing CPU per request at the gateway: ${(median(on) - median(off)).toFixed(1)} µs (target <= 40)`,
   );
 }
 

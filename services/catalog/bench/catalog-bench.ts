@@ -16,8 +16,9 @@
 //     figure is printed too, as "bursts")
 //   - the latency of each query shape alone (one connection: exact item code, a name word, its
 //     plural, a typo, two words, a description-only word, a word found nowhere)
-//   - the CPU time per request of the catalog process and of its PostgreSQL sessions (from /proc),
-//     which says more than requests per second on a machine shared with other work
+//   - the CPU time per request of the catalog process, of its PostgreSQL sessions, and of the
+//     customers service with its sessions (the catalog's lineage reads), from /proc, which says more
+//     than requests per second on a machine shared with other work
 // and the ratio search / primary-key lookup.
 //
 //   pnpm --filter @ordering/customers-service build && pnpm --filter @ordering/catalog-service build
@@ -166,6 +167,13 @@ function itemsCsv(): string {
   return lines.join('\n');
 }
 
+/** CPU milliseconds per request: the catalog process, its PostgreSQL sessions, customers (process and sessions: the lineage reads). */
+interface Cpu {
+  node: number;
+  pg: number;
+  customers: number;
+}
+
 interface Figures {
   rps: number;
   p50: number;
@@ -250,8 +258,8 @@ function cpuBetween(before: Map<number, number>, after: Map<number, number>): nu
   return seconds;
 }
 
-const fmtCpu = (f: Figures & { cpu: { node: number; pg: number } }) =>
-  `${fmt(f)}   cpu/req catalog ${f.cpu.node.toFixed(2)} ms, postgres ${f.cpu.pg.toFixed(2)} ms`;
+const fmtCpu = (f: Figures & { cpu: Cpu }) =>
+  `${fmt(f)}   cpu/req catalog ${f.cpu.node.toFixed(2)} ms, postgres ${f.cpu.pg.toFixed(2)} ms, customers ${f.cpu.customers.toFixed(2)} ms`;
 
 const fmt = (f: Figures) =>
   `${f.rps.toFixed(0).padStart(6)} req/s   p50 ${String(f.p50).padStart(4)} ms   p99 ${String(f.p99).padStart(4)} ms` +
@@ -397,17 +405,32 @@ async function main(): Promise<void> {
       );
       return (rows as { pid: number }[]).map((r) => r.pid);
     };
+    // The customers service's PostgreSQL sessions: it answers the catalog's lineage reads.
+    const customersBackendPids = async () => {
+      const { rows } = await customersDb.knex.raw(
+        `select pid from pg_stat_activity where datname = current_database() and application_name = 'customers'`,
+      );
+      return (rows as { pid: number }[]).map((r) => r.pid);
+    };
     /** Runs one load and adds the CPU milliseconds per answered request of the catalog and of PostgreSQL. */
     const measured = async (figures: () => Promise<Figures>) => {
       const pids = await backendPids();
-      const before = { node: cpuSeconds([catalog.pid]), pg: cpuSeconds(pids) };
+      const customersPids = [customers.pid, ...(await customersBackendPids())];
+      const before = {
+        node: cpuSeconds([catalog.pid]),
+        pg: cpuSeconds(pids),
+        customers: cpuSeconds(customersPids),
+      };
       const f = await figures();
       // Sessions opened during the run count from their start; those closed during it are lost.
       const sessions = [...new Set([...pids, ...(await backendPids())])];
+      const customersSessions = [...new Set([...customersPids, ...(await customersBackendPids())])];
       const requests = f.rps * SECONDS;
       const nodeMs = (cpuBetween(before.node, cpuSeconds([catalog.pid])) * 1000) / requests;
       const pgMs = (cpuBetween(before.pg, cpuSeconds(sessions)) * 1000) / requests;
-      return { ...f, cpu: { node: nodeMs, pg: pgMs } };
+      const customersMs =
+        (cpuBetween(before.customers, cpuSeconds(customersSessions)) * 1000) / requests;
+      return { ...f, cpu: { node: nodeMs, pg: pgMs, customers: customersMs } };
     };
     const randomNoun = () => pick(NOUNS, Math.floor(Math.random() * NOUNS.length));
     // Nouns without a final s, so that adding one makes a plural the stemmer folds.
@@ -444,7 +467,7 @@ async function main(): Promise<void> {
     const halfRate = Math.max(1, Math.round(search.rps / 2));
     const halfLoad = await runOpen(paths.search, halfRate);
     const halfLoadBursts = await run(paths.search, { overallRate: halfRate });
-    const shapes: [string, Figures & { cpu: { node: number; pg: number } }][] = [];
+    const shapes: [string, Figures & { cpu: Cpu }][] = [];
     for (const [name, q] of Object.entries(queryShapes)) {
       shapes.push([
         name,

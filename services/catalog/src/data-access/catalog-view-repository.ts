@@ -3,6 +3,7 @@
 // its lineage are resolved inside PostgreSQL for just the rows of the answer. Search ranks with
 // PostgreSQL full-text search (English stems; item code weighs A, name B, description C) and
 // pg_trgm word similarity for typos, both on indexes.
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 
 type Binding = Knex.RawBinding;
@@ -22,6 +23,19 @@ export interface ListQuery {
 }
 
 export type RankedRow = AccountItemRow & { tier?: number };
+
+/**
+ * Items in item-code order a full-text search tier reads before it searches its index instead:
+ * reading them costs about 1 µs each, a match found on the index and sorted about 2 µs, so a word
+ * in fewer than 26 of 2,000 items (1.3%) is found on the index.
+ */
+const WALK_ROWS = 2000;
+/**
+ * Items read first: when fewer than PROBE_MIN_FOUND of them match (1%), the walk would hardly fill a
+ * page of 26 (1.3% of 2,000) and the tier is looked up on its index straight away.
+ */
+const PROBE_ROWS = 200;
+const PROBE_MIN_FOUND = 2;
 
 const ITEM_COLUMNS = `i.id, i.item_code, i.name, i.description, i.category_id, c.name as category_name,
   i.flags, i.images, i.lead_time_days,
@@ -65,6 +79,9 @@ const VISIBLE = `(not i.restricted or exists (
  */
 export const SEARCH_SESSION_SETTINGS = { 'pg_trgm.word_similarity_threshold': '0.5' };
 
+/** A prepared statement's name: the same for the same text, another for another text. */
+const statementName = (sql: string) => `catalog_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+
 export class CatalogViewRepository {
   constructor(private readonly knex: Knex) {}
 
@@ -104,7 +121,9 @@ export class CatalogViewRepository {
       select ${ITEM_COLUMNS}${query.q === undefined ? '' : ', page.tier'}
       from page join items i on i.id = page.id ${TERMS_JOINS}
       order by ${page.order}`;
-    const { rows } = await this.knex.raw(sql, [...this.termsBindings(account), ...page.bindings]);
+    const raw = this.knex.raw(sql, [...this.termsBindings(account), ...page.bindings]);
+    // A search is a named prepared statement: parsed and planned once per session and shape.
+    const { rows } = await (query.q === undefined ? raw : raw.options({ name: statementName(sql) }));
     return rows as RankedRow[];
   }
 
@@ -125,49 +144,88 @@ export class CatalogViewRepository {
    * 3 a typo of a word of the name. The tiers are branches of one UNION ALL under the page's LIMIT,
    * so a later tier is not even searched once earlier ones fill the page.
    *
+   * The full-text tiers 1 to 3 do not depend on the planner knowing how common the searched words
+   * are (a prepared statement's plan is made once for any words): each first reads the first
+   * WALK_ROWS items in item-code order and keeps those that match; when that fills the page (a
+   * common word: "stapler" is in one name of 60, "goes" in every description), those are the page.
+   * Only when it does not (a rarer word) is the tier searched on its full-text index, every match
+   * fetched and sorted. Either way the rows are the tier's first matches in item-code order. The
+   * walk is skipped when fewer than PROBE_MIN_FOUND of the first PROBE_ROWS items match (a word found nowhere, an item
+   * code searched for, which the code and name tiers would otherwise walk for nothing).
+   *
    * The typo tier looks each word of the query up among the distinct words of the names
    * (item_name_words, pg_trgm word similarity >= 0.5 on its trigram index) and searches the names'
    * full-text index for them: every query word must be in the name or near-spelled there. When a
    * query word has no near word, `near` is null and the tier is not searched at all.
+   *
+   * The query's tsquery and lower-cased text are computed once (`q`), not per row.
    */
   private searchPage(q: string, filters: string[], bindings: Binding[], query: ListQuery) {
     const after = query.after?.kind === 'search' ? query.after : undefined;
-    const tsq = `websearch_to_tsquery('english', ?)`;
-    const notCode = 'lower(i.item_code) <> lower(?)';
-    const tiers: { match: string; matchBindings: Binding[] }[] = [
-      { match: 'lower(i.item_code) = lower(?)', matchBindings: [q] },
-      { match: `i.name_search @@ ${tsq} and ${notCode}`, matchBindings: [q, q] },
-      {
-        match: `i.search @@ ${tsq} and not (i.name_search @@ ${tsq}) and ${notCode}`,
-        matchBindings: [q, q, q],
-      },
-      {
-        match: `(select tsq from near) is not null and i.name_search @@ (select tsq from near)
-          and not (i.search @@ ${tsq}) and ${notCode}`,
-        matchBindings: [q, q],
-      },
-    ];
-    const branches: string[] = [];
-    const all: Binding[] = [];
-    tiers.forEach(({ match, matchBindings }, tier) => {
-      if (after && tier < after.tier) return;
-      const resume = after && tier === after.tier ? [after.itemCode] : [];
-      const where = [match, ...filters, ...(resume.length ? ['i.item_code > ?'] : [])];
-      branches.push(`(select i.id, i.item_code, ${tier} as tier from items i
-        where ${where.join(' and ')} order by i.item_code limit ?)`);
-      all.push(...matchBindings, ...bindings, ...resume, query.limit);
-    });
-    // The names' words near each query word, as one tsquery: (near | words) & (of | the next).
-    const near = `near as materialized (
+    const tsq = '(select tsq from q)';
+    const notCode = 'lower(i.item_code) <> (select code from q)';
+    const ctes: string[] = [
+      `q as materialized (select websearch_to_tsquery('english', ?) as tsq, lower(?) as code)`,
+      // The names' words near each query word, as one tsquery: (near | words) & (of | the next).
+      `near as materialized (
         select to_tsquery('english', string_agg('(' || t.words || ')', ' & ')) as tsq
         from (select string_agg(w.word, ' | ') as words
               from catalog_words(?) with ordinality as q(word, n)
               join item_name_words w on q.word <% w.word
               group by q.n) t
-        having count(*) = (select count(*) from catalog_words(?)))`;
+        having count(*) = (select count(*) from catalog_words(?)))`,
+    ];
+    const cteBindings: Binding[] = [q, q, q, q];
+    const tiers: { match: string; walk?: boolean }[] = [
+      { match: 'lower(i.item_code) = (select code from q)' },
+      { match: `i.name_search @@ ${tsq} and ${notCode}`, walk: true },
+      { match: `i.search @@ ${tsq} and not (i.name_search @@ ${tsq}) and ${notCode}`, walk: true },
+      {
+        match: `(select tsq from near) is not null and i.name_search @@ (select tsq from near)
+          and not (i.search @@ ${tsq}) and ${notCode}`,
+        walk: true,
+      },
+    ];
+    const branches: string[] = [];
+    const all: Binding[] = [];
+    tiers.forEach(({ match, walk }, tier) => {
+      if (after && tier < after.tier) return;
+      const resume = after && tier === after.tier ? [after.itemCode] : [];
+      const from = resume.length ? ['i.item_code > ?'] : [];
+      const where = [match, ...filters];
+      if (!walk) {
+        branches.push(`(select i.id, i.item_code, ${tier} as tier from items i
+          where ${[...where, ...from].join(' and ')} order by i.item_code limit ?)`);
+        all.push(...bindings, ...resume, query.limit);
+        return;
+      }
+      // The first PROBE_ROWS items (after the cursor) in item-code order: how many match (the
+      // words and the filters); when too few do, the walk would not fill the page and is not read.
+      const first = (rows: number) => `(
+          select i.id, i.item_code, i.name_search, i.search, i.restricted, i.currency, i.category_id,
+            i.lifecycle, i.stock_state
+          from items i ${from.length ? `where ${from.join(' and ')}` : ''}
+          order by i.item_code limit ${rows}) i`;
+      ctes.push(
+        `probe${tier} as materialized (select count(*) as found from ${first(PROBE_ROWS)} where ${where.join(' and ')})`,
+      );
+      cteBindings.push(...resume, ...bindings);
+      // The first WALK_ROWS items (after the cursor) in item-code order, those of them that match.
+      ctes.push(`walk${tier} as materialized (
+        select i.id, i.item_code from ${first(WALK_ROWS)}
+        where (select found from probe${tier}) >= ${PROBE_MIN_FOUND} and ${where.join(' and ')} order by i.item_code limit ?)`);
+      cteBindings.push(...resume, ...bindings, query.limit);
+      branches.push(`(select id, item_code, ${tier} as tier from walk${tier}
+          where (select count(*) from walk${tier}) >= ?)`);
+      all.push(query.limit);
+      branches.push(`(select i.id, i.item_code, ${tier} as tier from items i
+          where (select count(*) from walk${tier}) < ? and ${[...where, ...from].join(' and ')}
+          order by i.item_code limit ?)`);
+      all.push(query.limit, ...bindings, ...resume, query.limit);
+    });
     return {
-      sql: `with ${near} select * from (${branches.join(' union all ')}) tiers limit ?`,
-      bindings: [q, q, ...all, query.limit],
+      sql: `with ${ctes.join(', ')} select * from (${branches.join(' union all ')}) tiers limit ?`,
+      bindings: [...cteBindings, ...all, query.limit],
       order: 'page.tier, page.item_code',
     };
   }
