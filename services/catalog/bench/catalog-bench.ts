@@ -428,8 +428,7 @@ async function main(): Promise<void> {
       const requests = f.rps * SECONDS;
       const nodeMs = (cpuBetween(before.node, cpuSeconds([catalog.pid])) * 1000) / requests;
       const pgMs = (cpuBetween(before.pg, cpuSeconds(sessions)) * 1000) / requests;
-      const customersMs =
-        (cpuBetween(before.customers, cpuSeconds(customersSessions)) * 1000) / requests;
+      const customersMs = (cpuBetween(before.customers, cpuSeconds(customersSessions)) * 1000) / requests;
       return { ...f, cpu: { node: nodeMs, pg: pgMs, customers: customersMs } };
     };
     const randomNoun = () => pick(NOUNS, Math.floor(Math.random() * NOUNS.length));
