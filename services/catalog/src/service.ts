@@ -4,6 +4,7 @@
 // (lineages cached for LINEAGE_CACHE_TTL_MS). `startCatalogService` runs it in-process (tests, e2e);
 // start.ts runs it as the production process.
 import { CustomersDirectory } from '@ordering/customers-client';
+import { createKnex } from '@ordering/db';
 import { type AssembledService, type ServiceOptions, assembleService, startService } from '@ordering/service';
 import { migrations } from '../migrations';
 import type { CatalogConfig } from './config';
@@ -21,6 +22,9 @@ export interface CatalogServiceOptions extends ServiceOptions {
 
 export type CatalogService = AssembledService<{ useCases: UseCases }>;
 
+/** Connections of the pricing read's own pool (one statement, about a millisecond each). */
+const PRICING_POOL_MAX = 4;
+
 export function buildCatalogService(
   config: CatalogConfig,
   options: CatalogServiceOptions = {},
@@ -37,8 +41,18 @@ export function buildCatalogService(
           caller: 'catalog',
           lineageTtlMs: config.LINEAGE_CACHE_TTL_MS,
         });
-      const useCases = createUseCases(knex, directory, options.clock ?? systemClock);
+      // The pricing read of every order on sessions of its own that plan it once: PostgreSQL kept
+      // choosing a custom plan for it (0.33 to 0.48 ms of planning per order against 0.12 ms of
+      // running); `plan_cache_mode` is per session, and the search's statements must keep theirs.
+      const pricingKnex = createKnex({
+        url: config.DATABASE_URL,
+        service: 'catalog-pricing',
+        pool: { max: PRICING_POOL_MAX },
+        sessionSettings: { ...SEARCH_SESSION_SETTINGS, plan_cache_mode: 'force_generic_plan' },
+      });
+      const useCases = createUseCases(knex, directory, options.clock ?? systemClock, pricingKnex);
       return {
+        close: () => pricingKnex.destroy(),
         // Without Kafka the catalog still serves and changes: change messages wait in the outbox.
         outbox: true,
         bodyLimit: false,

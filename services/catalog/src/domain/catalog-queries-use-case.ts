@@ -43,6 +43,8 @@ export class CatalogQueries {
   constructor(
     private readonly views: CatalogViewRepository,
     private readonly directory: AccountDirectory,
+    /** The pricing read's own (sessions that keep one generic plan for it); default `views`. */
+    private readonly pricingViews: CatalogViewRepository = views,
   ) {}
 
   /** The account's terms when `tokenCustId` reaches it (itself or an ancestor); 404 otherwise. */
@@ -104,7 +106,7 @@ export class CatalogQueries {
     const account = await this.account(request.cust_id);
     if (!account) throw new NotFoundError(`No such customer: ${request.cust_id}`, 'cust_id');
     const codes = [...new Set(request.lines.map((l) => l.item_code))];
-    const rows = new Map((await this.views.find(account, { codes })).map((r) => [r.item_code, r]));
+    const rows = new Map((await this.pricingViews.find(account, { codes })).map((r) => [r.item_code, r]));
     const lines = request.lines.map((line): PricedLine | UnpricedLine => {
       const row = rows.get(line.item_code);
       const unit = row && unitPriceFor(row.tiers, line.quantity, account.currency);

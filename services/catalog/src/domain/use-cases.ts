@@ -19,9 +19,16 @@ export function createUseCases(
   knex: Knex,
   directory: AccountDirectory,
   clock: Clock = systemClock,
+  /** The pool the pricing read uses (see service.ts); default `knex`. */
+  pricingKnex: Knex = knex,
 ): UseCases {
+  const views = new CatalogViewRepository(knex);
   return {
-    queries: new CatalogQueries(new CatalogViewRepository(knex), directory),
+    queries: new CatalogQueries(
+      views,
+      directory,
+      pricingKnex === knex ? views : new CatalogViewRepository(pricingKnex),
+    ),
     admin: new CatalogAdministration(new CatalogAdminRepository(knex), directory, clock),
     bulkImport: new BulkImport(new ItemImportRepository(knex), clock),
   };
