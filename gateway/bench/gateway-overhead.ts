@@ -17,6 +17,7 @@
 //   pnpm --filter @ordering/gateway bench      (or: tsx gateway/bench/gateway-overhead.ts)
 //   BENCH_SECONDS=8 BENCH_CONNECTIONS=50 ROUNDS=2 BENCH_SAMPLE_RATIO=1 GATEWAY_NODE_ARGS=--cpu-prof
 //   SERVICE_NODE_ARGS=--cpu-prof (the customers service's processes)
+//   BENCH_ONLY='trivial: gateway' (only the runs whose name matches; no verdicts: for profiling)
 //   BENCH_PORTS=18400-18499 (every listener in that range; default: any free port)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
@@ -327,6 +328,8 @@ async function main(): Promise<void> {
     },
   ];
 
+  const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
+  if (only) runs.splice(0, runs.length, ...runs.filter((r) => only.test(r.name)));
   try {
     console.log(
       `warming up (2 s each), then ${ROUNDS} alternating rounds of ${SECONDS} s per run, ${CONNECTIONS} connections, ` +
@@ -365,6 +368,7 @@ async function main(): Promise<void> {
           `${String(med(name, (f) => f.p99)).padStart(7)}  ${cpu}${bad ? `   (${bad} errors/non-2xx)` : ''}`,
       );
     }
+    if (only) return;
     const rps = (name: string) => med(name, (f) => f.rps);
     const gwOn = cpuOf('trivial: gateway, telemetry on', 'gateway');
     const gwOff = cpuOf('trivial: gateway, telemetry off', 'gateway');
