@@ -121,6 +121,10 @@ async function main(): Promise<void> {
 
     await run(2_000); // warm-up: JIT, the pool's connections
     const pgPids = await sessions();
+    // What the service costs with no reads at all (its jobs, relays, pool), per second.
+    const idleBefore = cpuSeconds([customers.pid, ...pgPids]);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const idleMsPerSecond = ((cpuSeconds([customers.pid, ...pgPids]) - idleBefore) * 1000) / 5;
     const before = { node: cpuSeconds([customers.pid]), pg: cpuSeconds(pgPids) };
     const started = performance.now();
     await run(READS);
@@ -130,7 +134,7 @@ async function main(): Promise<void> {
     console.log(
       `${READS} lineage reads (${CONCURRENCY} connections, ${(READS / seconds).toFixed(0)}/s): ` +
         `customers process ${(nodeMs * 1000).toFixed(0)} µs, its PostgreSQL sessions ${(pgMs * 1000).toFixed(0)} µs, ` +
-        `total ${((nodeMs + pgMs) * 1000).toFixed(0)} µs CPU per read`,
+        `total ${((nodeMs + pgMs) * 1000).toFixed(0)} µs CPU per read; idle ${idleMsPerSecond.toFixed(0)} ms CPU/s`,
     );
   } finally {
     await customers.stop();
