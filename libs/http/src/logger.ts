@@ -9,8 +9,35 @@ export interface LoggerOptions {
   service: string;
   /** pino level: fatal, error, warn, info, debug, trace, silent. Default `info`. */
   level?: string;
-  /** Where lines go; default stdout. Tests pass a stream to read what was logged. */
+  /** Where lines go; default stdout (`stdoutDestination()`). Tests pass a stream to read what was logged. */
   destination?: pino.DestinationStream;
+}
+
+/** Lines are written to stdout once this many bytes are waiting (about 15 access lines)... */
+export const STDOUT_BATCH_BYTES = 4096;
+/** ...or at the latest this long after they were logged, so that a quiet process's lines still show. */
+export const STDOUT_FLUSH_INTERVAL_MS = 200;
+/** Past this much unwritten log (stdout's reader stalled), new lines are dropped rather than kept. */
+export const STDOUT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+let stdout: pino.DestinationStream | undefined;
+
+/**
+ * The one stdout destination of the process, shared by its loggers: lines are batched and written
+ * asynchronously (one write per few kilobytes instead of one per line), flushed every
+ * `STDOUT_FLUSH_INTERVAL_MS`, by `logger.flush()` (the stop sequence of `runService`), and
+ * synchronously when the process exits: normally, by `process.exit`, or on an uncaught error
+ * (pino's exit hook for an asynchronous destination).
+ */
+export function stdoutDestination(): pino.DestinationStream {
+  stdout ??= pino.destination({
+    dest: 1,
+    sync: false,
+    minLength: STDOUT_BATCH_BYTES,
+    periodicFlush: STDOUT_FLUSH_INTERVAL_MS,
+    maxLength: STDOUT_MAX_BUFFERED_BYTES,
+  });
+  return stdout;
 }
 
 /** Header and field paths whose values never reach a log line. */
@@ -57,5 +84,5 @@ export function createLogger(options: LoggerOptions): Logger {
     mixin: traceFields,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
-  return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
+  return pino(pinoOptions, options.destination ?? stdoutDestination());
 }

@@ -61,6 +61,14 @@ export function reachQuery(db: Knex | Knex.Transaction, root: string): Knex.Quer
     .from('tree');
 }
 
+const LINEAGE_SQL = `with recursive up (cust_id, parent_cust_id, currency, depth) as (
+    select cust_id, parent_cust_id, currency, 0 from customers where cust_id = ?
+    union all
+    select c.cust_id, c.parent_cust_id, c.currency, up.depth + 1
+    from customers c join up on c.cust_id = up.parent_cust_id
+  )
+  select cust_id, currency from up order by depth`;
+
 export class CustomerRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
 
@@ -109,21 +117,10 @@ export class CustomerRepository {
 
   /** The account, its parent, and so on up to its top-level account; empty for an unknown one. */
   async lineageOf(custId: string): Promise<{ cust_id: string; currency: string }[]> {
-    const rows = (await this.db
-      .withRecursive('up', ['cust_id', 'parent_cust_id', 'currency', 'depth'], (qb) => {
-        qb.select('cust_id', 'parent_cust_id', 'currency', this.db.raw('0'))
-          .from('customers')
-          .where('cust_id', custId)
-          .unionAll((u) => {
-            u.select('c.cust_id', 'c.parent_cust_id', 'c.currency', this.db.raw('up.depth + 1'))
-              .from('customers as c')
-              .join('up', 'c.cust_id', 'up.parent_cust_id');
-          });
-      })
-      .select('cust_id', 'currency')
-      .from('up')
-      .orderBy('depth')) as { cust_id: string; currency: string }[];
-    return rows;
+    // Other services read it for nearly every request they serve (the catalog's cache misses):
+    // written once and named, so that each pooled connection parses and plans it only once.
+    const { rows } = await this.db.raw(LINEAGE_SQL, [custId]).options({ name: 'customers_lineage' });
+    return rows as { cust_id: string; currency: string }[];
   }
 
   async isWithinReach(root: string, custId: string): Promise<boolean> {
