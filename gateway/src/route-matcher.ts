@@ -59,11 +59,14 @@ const UNSAFE = Symbol('unsafe');
  * cannot be decoded or holds text no service accepts (NUL, a lone surrogate).
  */
 function paramValue(raw: string): string | undefined | typeof UNSAFE {
-  let value: string;
-  try {
-    value = decodeURIComponent(raw);
-  } catch {
-    return UNSAFE;
+  let value = raw;
+  // Without a `%` there is nothing to decode (decodeURIComponent would hand back the same text).
+  if (raw.includes('%')) {
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      return UNSAFE;
+    }
   }
   if (value === '.' || value === '..' || value.includes('/') || value.includes('\\')) return undefined;
   if (isUnsafeText(value)) return UNSAFE;

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import type { Dispatcher, Pool } from 'undici';
 import { AppError, PayloadTooLargeError, UnavailableError } from '@ordering/errors';
-import { type HeaderValue, downstreamResponseHeaders } from './forwarded-headers';
+import { type HeaderValue, setDownstreamResponseHeaders } from './forwarded-headers';
 
 export interface ForwardOptions {
   pool: Pool;
@@ -87,7 +87,7 @@ async function send(req: Request, res: Response, options: ForwardOptions, attemp
   }, options.timeoutMs);
   // The client gave up before the service answered: so does the gateway.
   const onClientGone = () => controller.abort();
-  res.once('close', onClientGone);
+  res.on('close', onClientGone);
   try {
     await options.pool.stream(
       {
@@ -102,7 +102,7 @@ async function send(req: Request, res: Response, options: ForwardOptions, attemp
         res.off('close', onClientGone);
         attempt.responding = true;
         res.statusCode = statusCode;
-        for (const [name, value] of downstreamResponseHeaders(headers)) res.setHeader(name, value);
+        setDownstreamResponseHeaders(res, headers);
         return res;
       },
     );

@@ -39,9 +39,16 @@ const REPLACED_DOWNSTREAM = new Set([
 
 export type HeaderValue = string | string[];
 
+/** `Connection: close` lists a header named `close` (none exists, but it would be dropped). */
+const CLOSE_LISTED = new Set(['close']);
+
 /** Header names listed in `Connection` are hop-by-hop for this message too. */
 function connectionListed(value: string | string[] | undefined): Set<string> | undefined {
   if (value === undefined) return undefined;
+  // The values nearly every message carries, without splitting them: `keep-alive` is hop-by-hop
+  // already.
+  if (value === 'keep-alive') return undefined;
+  if (value === 'close') return CLOSE_LISTED;
   const tokens = (Array.isArray(value) ? value.join(',') : value)
     .split(',')
     .map((t) => t.trim().toLowerCase())
@@ -63,14 +70,17 @@ export function upstreamRequestHeaders(
   const incoming = req.headers;
   const listed = connectionListed(incoming.connection);
   const out: Record<string, HeaderValue> = {};
-  for (const [name, value] of Object.entries(incoming)) {
+  // for-in, not Object.entries: no array of pairs per request (Node's headers object has no
+  // inherited enumerable keys).
+  for (const name in incoming) {
+    const value = incoming[name];
     if (value === undefined) continue;
     if (HOP_BY_HOP.has(name) || REPLACED_UPSTREAM.has(name) || listed?.has(name)) continue;
     if (CLIENT_TRACE_CONTEXT.has(name)) continue;
     if (name.startsWith(INTERNAL_PREFIX) || name.startsWith(FORWARDED_PREFIX)) continue;
     out[name] = value;
   }
-  Object.assign(out, forwardedFor(req, values.trustProxy));
+  setForwardedFor(out, req, values.trustProxy);
   out['x-request-id'] = values.requestId;
   out['x-ordering-identity'] = values.identity;
   return out;
@@ -81,30 +91,28 @@ function first(value: string | string[] | undefined): string | undefined {
   return v?.split(',')[0]?.trim() || undefined;
 }
 
-function forwardedFor(req: IncomingMessage, trustProxy: boolean): Record<string, string> {
+function setForwardedFor(out: Record<string, HeaderValue>, req: IncomingMessage, trustProxy: boolean): void {
   const h: IncomingHttpHeaders = req.headers;
   const peer = req.socket.remoteAddress ?? '';
   const ownProto = (req.socket as TLSSocket).encrypted ? 'https' : 'http';
   const priorFor = trustProxy ? h['x-forwarded-for'] : undefined;
-  return {
-    'x-forwarded-for': priorFor
-      ? `${Array.isArray(priorFor) ? priorFor.join(', ') : priorFor}, ${peer}`
-      : peer,
-    'x-forwarded-proto': (trustProxy ? first(h['x-forwarded-proto']) : undefined) ?? ownProto,
-    'x-forwarded-host': (trustProxy ? first(h['x-forwarded-host']) : undefined) ?? h.host ?? '',
-  };
+  out['x-forwarded-for'] = priorFor
+    ? `${Array.isArray(priorFor) ? priorFor.join(', ') : priorFor}, ${peer}`
+    : peer;
+  out['x-forwarded-proto'] = (trustProxy ? first(h['x-forwarded-proto']) : undefined) ?? ownProto;
+  out['x-forwarded-host'] = (trustProxy ? first(h['x-forwarded-host']) : undefined) ?? h.host ?? '';
 }
 
-/** A service's response headers as the client gets them. */
-export function downstreamResponseHeaders(
+/** Sets a service's response headers on the client's response, as the client gets them. */
+export function setDownstreamResponseHeaders(
+  res: { setHeader(name: string, value: HeaderValue): unknown },
   headers: Record<string, string | string[] | undefined>,
-): [string, HeaderValue][] {
+): void {
   const listed = connectionListed(headers.connection);
-  const out: [string, HeaderValue][] = [];
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined) continue;
     if (HOP_BY_HOP.has(name) || REPLACED_DOWNSTREAM.has(name) || listed?.has(name)) continue;
-    out.push([name, value]);
+    res.setHeader(name, value);
   }
-  return out;
 }

@@ -112,18 +112,23 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
   let stopping: Promise<void> | undefined;
   const inFlight = new Set<http.ServerResponse>();
 
-  const handler: RequestListener = (req, res) => {
-    inFlight.add(res);
+  // One listener of each for every response (no closures per request); a response emits each
+  // event once.
+  function onFinish(this: http.ServerResponse) {
     // Answered before the client finished sending (an error, a timeout upstream): the rest of the
     // request is not waited for; the connection closes.
-    res.once('finish', () => {
-      if (!req.complete) closeAfterAnswer(req.socket as Socket);
-    });
-    res.once('close', () => {
-      inFlight.delete(res);
-      // A keep-alive socket that just finished its last request while draining: close it now.
-      if (stopping) server?.closeIdleConnections();
-    });
+    if (!this.req.complete) closeAfterAnswer(this.req.socket as Socket);
+  }
+  function onClose(this: http.ServerResponse) {
+    inFlight.delete(this);
+    // A keep-alive socket that just finished its last request while draining: close it now.
+    if (stopping) server?.closeIdleConnections();
+  }
+
+  const handler: RequestListener = (req, res) => {
+    inFlight.add(res);
+    res.on('finish', onFinish);
+    res.on('close', onClose);
     // A request that arrives on an open keep-alive socket while draining is served, then the
     // socket closes.
     if (stopping) res.setHeader('Connection', 'close');

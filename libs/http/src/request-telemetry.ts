@@ -63,7 +63,8 @@ export function requestTelemetry(options: RequestTelemetryOptions): RequestHandl
     });
     (req as Traced)[TELEMETRY] = telemetry;
     if (telemetry.traceResponse) res.setHeader(TRACE_RESPONSE_HEADER, telemetry.traceResponse);
-    res.once('close', () => {
+    // `on`, not `once` (no wrapper per request): a response emits 'close' once.
+    res.on('close', () => {
       const route = templateOf(req);
       if (telemetry.span.isRecording()) {
         telemetry.span.setAttributes(
