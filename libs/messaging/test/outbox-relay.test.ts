@@ -96,6 +96,30 @@ describe('the transactional outbox', () => {
     expect(row.published_at).not.toBeNull();
   });
 
+  it('publishes each event as the text written, to the byte, whatever the shapes of its objects', async () => {
+    const orderId = unique('ord');
+    const cancelled = (seq: number, reason: string | null) =>
+      newEvent({
+        type: 'order.approved',
+        cust_id: 'ACME',
+        data: exampleOrder({
+          id: orderId,
+          po_number: String(seq),
+          cancelled_at: '2026-01-02T03:04:05.000Z',
+          cancellation: { cancelled_by: { login: 'ann', name: 'Ann', extra: 1 }, reason } as never,
+        }),
+      });
+    // The first of each shape is parsed, the next ones reordered by what it taught.
+    const events = [orderEvent(orderId, 1), cancelled(2, 'late'), orderEvent(orderId, 3), cancelled(4, null)];
+    await db.knex.transaction((trx) => enqueueEvents(trx, events));
+    await relay().flush();
+
+    const ofOrder = (await reader.waitFor((ms) => ms.filter(withKey(orderId)).length >= 4)).filter(
+      withKey(orderId),
+    );
+    expect(ofOrder.map((m) => m.value)).toEqual(events.map((e) => JSON.stringify(e)));
+  });
+
   it('publishes nothing for a rolled-back transaction', async () => {
     const orderId = unique('ord');
     const rolledBack = orderEvent(orderId, 1);

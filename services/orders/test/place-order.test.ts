@@ -88,6 +88,27 @@ describe('placing an order', () => {
     });
   });
 
+  it.each([1, 10, 12])(
+    'an order of %i lines is stored with its lines in order and its events (each statement shape)',
+    async (lines) => {
+      const items = Array.from({ length: lines }, (_, i) => ({
+        item_code: i % 2 ? 'PEN-BLUE' : 'PAPER-A4',
+        quantity: i + 1,
+      }));
+      const res = await place({ cust_id: s.root, shipping_address_id: s.addresses.root, items });
+      expect(res.status).toBe(201);
+      const read = await get(`/v1/orders/${res.body.id}`, s.users.shopper);
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(res.body);
+      expect(
+        read.body.items.map((l: { item_code: string; quantity: number }) => [l.item_code, l.quantity]),
+      ).toEqual(items.map((l) => [l.item_code, l.quantity]));
+      const events = await outboxOf(res.body.id);
+      expect(events.map((e) => e.event_type)).toEqual(['order.submitted', 'order.approved']);
+      expect((events[0]!.payload as { data: { items: unknown[] } }).data.items).toHaveLength(lines);
+    },
+  );
+
   it('over the threshold with a chain: pending_approval, no approved_at, only order.submitted', async () => {
     const res = await place({
       cust_id: s.root,
