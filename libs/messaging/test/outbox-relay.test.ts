@@ -109,7 +109,7 @@ describe('the transactional outbox', () => {
           cancellation: { cancelled_by: { login: 'ann', name: 'Ann', extra: 1 }, reason } as never,
         }),
       });
-    // The first of each shape is parsed, the next ones reordered by what it taught.
+    // jsonb keeps its own field order: the relay publishes the spec's, the order written.
     const events = [orderEvent(orderId, 1), cancelled(2, 'late'), orderEvent(orderId, 3), cancelled(4, null)];
     await db.knex.transaction((trx) => enqueueEvents(trx, events));
     await relay().flush();
