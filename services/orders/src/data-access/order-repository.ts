@@ -52,7 +52,7 @@ export interface OrderFilter {
   limit: number;
 }
 
-/** Orders of up to this many lines are placed with a prepared statement (one per line count). */
+/** Orders of up to this many lines are placed with a prepared statement (one per shape, kept). */
 const PREPARED_MAX_LINES = 10;
 
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
@@ -210,7 +210,7 @@ function placingStatement(lines: number, events: number): PlacingStatement {
         : `with "placed_order" as (${order}), "placed_items" as (${items}) ` +
           insertInto(OUTBOX_TABLE, OUTBOX_COLUMNS, events, firstEvent);
     statement = { name: `orders_place_${key}`, sql };
-    placingStatements.set(key, statement);
+    if (lines <= PREPARED_MAX_LINES) placingStatements.set(key, statement);
   }
   return statement;
 }
@@ -237,24 +237,16 @@ export class OrderRepository {
    */
   async insert(order: Order, now: Date, outbox: OutboxInsert[] = []): Promise<void> {
     const s = order.state;
-    // Orders of a few lines (most of them): the statement's text is kept per shape and only its
-    // values are bound (knex building it cost about 50 µs an order), and it is a named statement,
-    // so each pooled connection parses and plans it once.
-    if (s.items.length > 0 && s.items.length <= PREPARED_MAX_LINES) {
-      const shape = placingStatement(s.items.length, outbox.length);
-      // The values go to the driver as they are (pg's query config, which knex's options extend):
-      // knex given them as raw bindings would scan the text for `?` and renumber them each time.
-      await this.db.raw(shape.sql).options({ name: shape.name, values: placingValues(s, now, outbox) });
-      return;
-    }
-    const items = s.items.map((l, position) => itemRow(s.id, l, position));
-    const withOrder = this.db.with('placed_order', this.db('orders').insert(stateRow(s, now)));
-    await (outbox.length === 0
-      ? withOrder.insert(items).into('order_items')
-      : withOrder
-          .with('placed_items', this.db('order_items').insert(items))
-          .insert(outbox)
-          .into(OUTBOX_TABLE));
+    // The statement's text is kept per shape and only its values are bound (knex building it cost
+    // about 50 µs an order). Orders of a few lines (most of them) send it as a named statement, so
+    // each pooled connection parses and plans it once; larger ones as an unnamed one.
+    const shape = placingStatement(s.items.length, outbox.length);
+    // The values go to the driver as they are (pg's query config, which knex's options extend):
+    // knex given them as raw bindings would scan the text for `?` and renumber them each time.
+    const values = placingValues(s, now, outbox);
+    await this.db
+      .raw(shape.sql)
+      .options(s.items.length <= PREPARED_MAX_LINES ? { name: shape.name, values } : { values });
   }
 
   /** Writes the order's changed state (its lines never change). */
