@@ -11,22 +11,23 @@ import { nameCreatedResource } from '@ordering/telemetry';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** Stores the response in the creating transaction; a no-op without an Idempotency-Key. */
+/** Stores the response in the creating transaction. */
 export type CompleteHook = (trx: Knex.Transaction, response: StoredResponse) => Promise<void>;
 
 /**
  * Answers `req` with the response `create` builds, at most once per (client, key).
- * `create` must call `complete` inside the transaction that creates the resource.
+ * `create` must call `complete` inside the transaction that creates the resource; without an
+ * Idempotency-Key there is nothing to store and `complete` is undefined (no transaction needed for it).
  */
 export async function respondIdempotently(
   store: IdempotencyStore,
   req: Request,
   res: Response,
-  create: (complete: CompleteHook) => Promise<StoredResponse>,
+  create: (complete: CompleteHook | undefined) => Promise<StoredResponse>,
 ): Promise<void> {
   const key = req.get(IDEMPOTENCY_KEY_HEADER);
   if (key === undefined) {
-    const response = await create(async () => {});
+    const response = await create(undefined);
     nameCreatedResource(response.body);
     res.status(response.status).json(response.body);
     return;

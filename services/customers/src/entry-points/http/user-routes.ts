@@ -49,7 +49,7 @@ export function userRoutes(uc: UseCases, idempotency: IdempotencyStore): Router 
     await respondIdempotently(idempotency, req, res, async (complete) => {
       const input = parseBody(CreateUserRequest, req.body);
       const user = await uc.shoppers.create(actorOf(req), input, {
-        beforeCommit: (tx, created) => complete(tx.trx, { status: 201, body: userResource(created) }),
+        beforeCommit: async (tx, created) => complete?.(tx.trx, { status: 201, body: userResource(created) }),
       });
       return { status: 201, body: userResource(user) };
     });

@@ -15,7 +15,7 @@ import {
   requestPath,
   requireScope,
 } from '@ordering/http';
-import { IDEMPOTENCY_KEY_HEADER, type IdempotencyStore, respondIdempotently } from '@ordering/idempotency';
+import { type IdempotencyStore, respondIdempotently } from '@ordering/idempotency';
 import type { Actor } from '../../domain/ports';
 import type { UseCases } from '../../domain/use-cases';
 
@@ -45,11 +45,10 @@ export function orderRoutes(uc: UseCases, idempotency: IdempotencyStore): Router
       const draft = parseBody(CreateOrderRequest, req.body);
       // Without an Idempotency-Key there is no record to write with the order: the order, its lines
       // and its events then go in one statement, no transaction around it.
-      const keyed = req.get(IDEMPOTENCY_KEY_HEADER) !== undefined;
       const order = await uc.placing.place(
         actorOf(req),
         draft,
-        keyed
+        complete
           ? {
               beforeCommit: (scope, placed) =>
                 complete(scope.trx, { status: 201, body: placed.toResource() }),
