@@ -1,6 +1,7 @@
 // webhook_deliveries and their attempts: creation (fan-out, test, replay), the leased claim of due
 // deliveries by workers, and the batched record of attempt outcomes.
 import type { Knex } from 'knex';
+import { newId } from '@ordering/contracts';
 import { injectTraceHeaders } from '@ordering/telemetry';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -47,6 +48,28 @@ export interface NewDelivery {
   created_at: Date;
   /** The trace context to keep with it; default the one active at the insert. */
   trace?: Record<string, string>;
+}
+
+/** A new delivery of `event` to subscription `s`, due at `due`, recorded at `now`. */
+export function newDelivery(
+  s: { id: string; ordering: string },
+  event: { id: string; type: string },
+  resourceKey: string | null,
+  times: { due: Date; now: Date },
+  trace?: Record<string, string>,
+): NewDelivery {
+  return {
+    id: newId('whdel'),
+    subscription_id: s.id,
+    event_id: event.id,
+    event_type: event.type,
+    event,
+    resource_key: resourceKey,
+    ordered: s.ordering === 'per_resource',
+    next_attempt_at: times.due,
+    created_at: times.now,
+    trace,
+  };
 }
 
 export interface AttemptOutcome {

@@ -4,8 +4,8 @@
 // delivery per such subscription, in the consumer's transaction. The item itself is read at
 // delivery time as that account sees it; an account that cannot see the item gets nothing.
 import type { Knex } from 'knex';
-import { API_VERSION, type CatalogItemChange, EVENT_TYPES, newEventId, newId } from '@ordering/contracts';
-import type { DeliveryRepository } from '../data-access/delivery-repository';
+import { API_VERSION, type CatalogItemChange, EVENT_TYPES, newEventId } from '@ordering/contracts';
+import { type DeliveryRepository, newDelivery } from '../data-access/delivery-repository';
 import type { SubscriptionRepository } from '../data-access/subscription-repository';
 import type { DeliveryClock } from './delivery-clock';
 import type { LineageSource } from './fan-out-use-case';
@@ -54,17 +54,7 @@ export function catalogFanOutUseCase(deps: {
         data,
       };
       for (const s of subs) {
-        deliveries.push({
-          id: newId('whdel'),
-          subscription_id: s.id,
-          event_id: event.id,
-          event_type: event.type,
-          event,
-          resource_key: change.item_id,
-          ordered: s.ordering === 'per_resource',
-          next_attempt_at: due,
-          created_at: now,
-        });
+        deliveries.push(newDelivery(s, event, change.item_id, { due, now }));
       }
     }
     await deps.deliveries.insert(trx, deliveries);

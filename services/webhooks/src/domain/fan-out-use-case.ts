@@ -6,10 +6,10 @@
 // commits: one statement records them all and reads the subscriptions they may go to, one more
 // inserts their deliveries (when any), instead of two or three statements per event.
 import type { Knex } from 'knex';
-import { newId, type EventEnvelope } from '@ordering/contracts';
+import type { EventEnvelope } from '@ordering/contracts';
 import { injectTraceHeaders } from '@ordering/telemetry';
 import type { AccountEventRepository } from '../data-access/account-event-repository';
-import type { DeliveryRepository, NewDelivery } from '../data-access/delivery-repository';
+import { type DeliveryRepository, type NewDelivery, newDelivery } from '../data-access/delivery-repository';
 import type { SubscriptionRepository } from '../data-access/subscription-repository';
 import type { DeliveryClock } from './delivery-clock';
 
@@ -61,18 +61,7 @@ export function fanOutUseCase(deps: {
     for (const { event, lineage, trace } of pending) {
       for (const s of candidates) {
         if (!lineage.includes(s.cust_id) || !s.events.includes(event.type)) continue;
-        deliveries.push({
-          id: newId('whdel'),
-          subscription_id: s.id,
-          event_id: event.id,
-          event_type: event.type,
-          event,
-          resource_key: resourceKeyOf(event),
-          ordered: s.ordering === 'per_resource',
-          next_attempt_at: due,
-          created_at: now,
-          trace,
-        });
+        deliveries.push(newDelivery(s, event, resourceKeyOf(event), { due, now }, trace));
       }
     }
     if (deliveries.length === 0) return;
