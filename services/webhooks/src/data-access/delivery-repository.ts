@@ -254,13 +254,20 @@ export class DeliveryRepository {
       .update({ lease_owner: null, lease_until: null });
   }
 
-  /** Records attempts and their deliveries' new state in one transaction (a batch of outcomes). */
+  /**
+   * Records attempts and their deliveries' new state in one transaction (a batch of outcomes). A
+   * delivery deleted while it was being attempted (its subscription deleted) gets no attempt row:
+   * the foreign key would fail the whole batch again on every retry and stall the worker.
+   */
   async recordOutcomes(owner: string, outcomes: AttemptOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
     await this.knex.transaction(async (trx) => {
       await trx.raw(
         `INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_excerpt)
-         SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS int[]), CAST(? AS int[]), CAST(? AS text[]), CAST(? AS text[]))`,
+         SELECT u.* FROM unnest(CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS int[]), CAST(? AS int[]), CAST(? AS text[]), CAST(? AS text[]))
+           AS u(delivery_id, attempted_at, status_code, latency_ms, error, response_excerpt)
+         JOIN webhook_deliveries d ON d.id = u.delivery_id
+         FOR KEY SHARE OF d`,
         [
           outcomes.map((o) => o.deliveryId),
           outcomes.map((o) => o.attempt.attempted_at),
