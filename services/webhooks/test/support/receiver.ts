@@ -1,5 +1,6 @@
 // A local HTTP receiver of webhooks for tests: records every request (headers, exact body bytes,
-// arrival time) and answers as the test tells it, per path.
+// arrival time) and answers as the test tells it, per path: at once, after a delay, when a promise
+// the test holds settles, or never.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -10,10 +11,15 @@ export interface Received {
   at: number;
 }
 
-export type Behaviour = (
-  req: Received,
-  count: number,
-) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
+export interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+  delayMs?: number;
+}
+
+/** The answer to a request; a promise holds the response until it resolves; 'hang' never answers. */
+export type Behaviour = (req: Received, count: number) => Answer | Promise<Answer> | 'hang';
 
 export interface Receiver {
   url(path: string): string;
@@ -47,12 +53,18 @@ export async function startReceiver(): Promise<Receiver> {
         res.on('close', () => hanging.delete(res));
         return;
       }
-      const send = () => {
-        res.writeHead(answer.status, { 'Content-Type': 'text/plain', ...answer.headers });
-        res.end(answer.body ?? '');
+      const send = (a: Answer) => {
+        res.writeHead(a.status, { 'Content-Type': 'text/plain', ...a.headers });
+        res.end(a.body ?? '');
       };
-      if (answer.delayMs) setTimeout(send, answer.delayMs);
-      else send();
+      if (answer instanceof Promise) {
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        void answer.then((a) => {
+          if (!res.destroyed) send(a);
+        });
+      } else if (answer.delayMs) setTimeout(() => send(answer), answer.delayMs);
+      else send(answer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
