@@ -4,9 +4,17 @@
 // with the caller's identity signed into a header. A request with a valid token to a path that
 // has no route is admitted the same way before its 404 (or 405), so that every answer to an
 // authenticated request carries the rate-limit headers and counts against its bucket.
-import type { Request, RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import { AuthenticationError, RateLimitError, UnavailableError, type AppError } from '@ordering/errors';
-import { assertSafeQuery, requestTelemetryOf, setTelemetryRoute, unsafeInputError } from '@ordering/http';
+import {
+  type PlainRequest,
+  type PlainRequestContext,
+  assertSafeQuery,
+  requestTelemetryOf,
+  setTelemetryRoute,
+  unsafeInputError,
+} from '@ordering/http';
 import {
   ATTR,
   paramAttributes,
@@ -25,27 +33,36 @@ import { forwardRequest, type ForwardOptions } from './proxy/forward-request';
 import type { UpstreamPools } from './proxy/upstream-pools';
 import { setRateLimitHeaders } from './rate-limit/rate-limit-headers';
 import type { AccessTokenClaims } from './auth/access-token-claims';
-import { MethodNotAllowedError, unknownPath, type RouteMatcher } from './route-matcher';
+import { MethodNotAllowedError, type RouteMatch, unknownPath } from './route-matcher';
 
 export interface ApiRequestDeps {
-  matcher: RouteMatcher;
   verifier: TokenVerifier;
   /** Revocation and rate limit, one Redis round trip. */
   admission: TokenAdmission;
   pools: UpstreamPools;
-  /** Routes the gateway answers itself, by path. */
-  ownRoutes: Record<string, RequestHandler>;
   identitySecret: string;
   upstreamTimeoutMs: number;
   bodyLimitBytes: number;
   trustProxy: boolean;
 }
 
-export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
+/**
+ * Serves a request whose path the gateway routes (a service's route, a known path with another
+ * method, or any path with a bearer token); `path` is the request's raw path, without the query.
+ */
+export type ApiRequestHandler = (
+  req: PlainRequest,
+  res: ServerResponse,
+  ctx: PlainRequestContext,
+  match: RouteMatch,
+  path: string,
+) => Promise<void>;
+
+export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
   const identities = new SignedIdentities(deps.identitySecret);
 
   /** Revocation and the rate limit for a verified token; the rate-limit headers are set. */
-  const admit = async (claims: AccessTokenClaims, res: Response) => {
+  const admit = async (claims: AccessTokenClaims, res: ServerResponse) => {
     const { revoked, bucket } = await deps.admission.admit(claims);
     setRateLimitHeaders(res, deps.admission.rateLimiter.params.refillPerSecond, bucket);
     if (revoked) throw new AuthenticationError('The bearer token has been revoked');
@@ -59,7 +76,7 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
    * The token verified and admitted, in the `gateway admission` span (one Redis round trip and,
    * rarely, a JWKS fetch happen here); the caller's account goes on the request's span.
    */
-  const authenticate = async (req: Request, res: Response): Promise<AccessTokenClaims> => {
+  const authenticate = async (req: PlainRequest, res: ServerResponse): Promise<AccessTokenClaims> => {
     const span = tracer().startSpan('gateway admission');
     try {
       const claims = await deps.verifier.verify(bearerTokenOf(req.headers.authorization));
@@ -81,8 +98,8 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
 
   /** Forwards in a CLIENT span whose `traceparent` the service continues. */
   const forward = async (
-    req: Request,
-    res: Response,
+    req: PlainRequest,
+    res: ServerResponse,
     service: string,
     options: Omit<ForwardOptions, 'service'>,
   ) => {
@@ -104,7 +121,7 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
    * No route: a request carrying a valid token is admitted (headers, bucket) before `notFound`;
    * one without a valid token gets `notFound` alone (a path that does not exist reveals nothing).
    */
-  const refuseUnrouted = async (req: Request, res: Response, notFound: AppError) => {
+  const refuseUnrouted = async (req: PlainRequest, res: ServerResponse, notFound: AppError) => {
     if (req.headers.authorization !== undefined) {
       let claims: AccessTokenClaims | undefined;
       try {
@@ -117,24 +134,17 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
     throw notFound;
   };
 
-  return async (req, res, next) => {
-    const match = deps.matcher.match(req.method, req.path);
-    if (match.kind === 'none') {
-      // Paths outside the API (health, metrics of the app) are the app's business.
-      if (req.headers.authorization === undefined) return next();
-      return refuseUnrouted(req, res, unknownPath(req.method, req.path));
-    }
+  return async (req, res, ctx, match, path) => {
+    const method = req.method ?? 'GET';
+    if (match.kind === 'none') return refuseUnrouted(req, res, unknownPath(method, path));
     if (match.kind === 'wrong_method')
-      return refuseUnrouted(req, res, new MethodNotAllowedError(req.method, req.path, match.allow));
+      return refuseUnrouted(req, res, new MethodNotAllowedError(method, path, match.allow));
     const { route } = match;
+    // The gateway's own routes are its Express app's (request-listener.ts).
+    if (route.service === 'gateway') throw new Error(`${route.path} is not a proxied route`);
     setTelemetryRoute(req, route.path);
     const requestSpan = requestTelemetryOf(req)?.span;
     if (requestSpan?.isRecording()) requestSpan.setAttributes(paramAttributes(match.params, route.path));
-    if (route.service === 'gateway') {
-      const own = deps.ownRoutes[route.path];
-      if (!own) throw new Error(`No handler for the gateway's own route ${route.path}`);
-      return own(req, res, next);
-    }
 
     const claims = await authenticate(req, res);
     const { identity, header: signedIdentity } = identities.of(claims);
@@ -142,7 +152,9 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
     // Text no service accepts never leaves the gateway (services refuse it too).
     if (match.unsafeParam) throw unsafeInputError({ path: match.unsafeParam, problem: 'unsafe_text' });
     // Prefix routes (SCIM) answer in their own error format: their service refuses it.
-    if (req.url.includes('?') && !route.path.endsWith('/*')) assertSafeQuery(req.query);
+    const url = req.url ?? path;
+    const query = url.indexOf('?');
+    if (query !== -1 && !route.path.endsWith('/*')) assertSafeQuery(parseQuery(url.slice(query + 1)));
 
     const pool = deps.pools.get(route.service);
     if (!pool) throw new UnavailableError();
@@ -150,6 +162,7 @@ export function apiRequestHandler(deps: ApiRequestDeps): RequestHandler {
       pool,
       timeoutMs: deps.upstreamTimeoutMs,
       bodyLimitBytes: deps.bodyLimitBytes,
+      log: ctx.log,
       headers: upstreamRequestHeaders(req, {
         requestId: req.id,
         identity: signedIdentity,

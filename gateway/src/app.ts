@@ -1,15 +1,16 @@
-// The gateway's Express app: libs/http's app (request id, access log, health, 404, error body)
-// without body parsing, since bodies stream through to the services unread.
+// The gateway's Express app: libs/http's app (request id, access log, health, metrics, 404, error
+// body) without body parsing, for what is not an API request (request-listener.ts): the probes,
+// the metrics, the OpenAPI document and the 404 of an unknown path asked without a token.
 import type express from 'express';
 import { type Logger, type ReadinessCheck, createApp } from '@ordering/http';
-import { type ApiRequestDeps, apiRequestHandler } from './api-request-handler';
 
 export interface GatewayAppOptions {
   service: string;
   logger: Logger;
   readiness: ReadinessCheck[];
   trustProxy: boolean;
-  api: ApiRequestDeps;
+  /** Routes the gateway answers itself, by path (GET and HEAD). */
+  ownRoutes: Record<string, express.RequestHandler>;
 }
 
 export function createGatewayApp(options: GatewayAppOptions): express.Express {
@@ -18,14 +19,11 @@ export function createGatewayApp(options: GatewayAppOptions): express.Express {
     logger: options.logger,
     readiness: options.readiness,
     bodyLimit: false,
-    // The public edge: every request starts a trace of the platform's own (a client's traceparent
-    // is kept as a link); the services continue the gateway's.
+    // The public edge: every request starts a trace of the platform's own (see request-listener.ts).
     trustIncomingTraceContext: false,
-    // Checked by the API handler once the token is known (the answer carries the rate-limit headers).
-    checkQuery: false,
     routes: (app) => {
       app.set('trust proxy', options.trustProxy);
-      app.use(apiRequestHandler(options.api));
+      for (const [path, handler] of Object.entries(options.ownRoutes)) app.get(path, handler);
     },
   });
 }

@@ -2,6 +2,7 @@
 // the HTTP entry point. `startGateway` runs it in-process (tests, the end-to-end harness);
 // start.ts runs the same entry points as a process that stops on SIGTERM.
 import { type EntryPoint, type Logger, createLogger, httpEntryPoint, runService } from '@ordering/http';
+import { apiRequestHandler } from './api-request-handler';
 import { createGatewayApp } from './app';
 import { RevocationList } from './auth/revocation-list';
 import { TokenAdmission } from './auth/token-admission';
@@ -12,6 +13,7 @@ import { openApiEndpoint } from './openapi/openapi-endpoint';
 import { UpstreamPools } from './proxy/upstream-pools';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { createRedisConnection } from './redis-connection';
+import { gatewayRequestListener } from './request-listener';
 import { RouteMatcher } from './route-matcher';
 import { PREFIX_ROUTES, ROUTES } from './route-table';
 
@@ -67,32 +69,37 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
         check: async () => (redis.health.degraded ? `degraded: ${redis.health.degraded}` : undefined),
       },
     ],
-    api: {
-      matcher: new RouteMatcher(ROUTES, PREFIX_ROUTES),
-      verifier: createTokenVerifier({
-        jwksUrl: config.AUTH_JWKS_URL,
-        issuer: config.AUTH_ISSUER,
-        audience: config.API_AUDIENCE,
-        clockToleranceSeconds: config.CLOCK_TOLERANCE_SECONDS,
-        cacheMaxAgeMs: config.JWKS_CACHE_MAX_AGE_MS,
-        jwksRequestsPerMinute: config.JWKS_REQUESTS_PER_MINUTE,
-        jwksTimeoutMs: config.JWKS_TIMEOUT_MS,
-      }),
-      admission: new TokenAdmission(
-        new RevocationList(config.REDIS_KEY_PREFIX),
-        new RateLimiter(
-          redis,
-          { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND },
-          config.REDIS_KEY_PREFIX,
-        ),
+    ownRoutes: { '/v1/openapi.json': serveOpenApi },
+  });
+  const api = apiRequestHandler({
+    verifier: createTokenVerifier({
+      jwksUrl: config.AUTH_JWKS_URL,
+      issuer: config.AUTH_ISSUER,
+      audience: config.API_AUDIENCE,
+      clockToleranceSeconds: config.CLOCK_TOLERANCE_SECONDS,
+      cacheMaxAgeMs: config.JWKS_CACHE_MAX_AGE_MS,
+      jwksRequestsPerMinute: config.JWKS_REQUESTS_PER_MINUTE,
+      jwksTimeoutMs: config.JWKS_TIMEOUT_MS,
+    }),
+    admission: new TokenAdmission(
+      new RevocationList(config.REDIS_KEY_PREFIX),
+      new RateLimiter(
+        redis,
+        { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND },
+        config.REDIS_KEY_PREFIX,
       ),
-      pools,
-      ownRoutes: { '/v1/openapi.json': serveOpenApi },
-      identitySecret: config.INTERNAL_IDENTITY_SECRET,
-      upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      bodyLimitBytes: config.BODY_LIMIT_BYTES,
-      trustProxy: config.TRUST_PROXY,
-    },
+    ),
+    pools,
+    identitySecret: config.INTERNAL_IDENTITY_SECRET,
+    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY,
+  });
+  const listener = gatewayRequestListener({
+    app,
+    matcher: new RouteMatcher(ROUTES, PREFIX_ROUTES),
+    api,
+    logger,
   });
 
   const resources: EntryPoint = {
@@ -102,7 +109,7 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
       await Promise.all([redis.close(), pools.close()]);
     },
   };
-  const http = httpEntryPoint(app, { port: config.PORT, host: config.HOST, logger });
+  const http = httpEntryPoint(listener, { port: config.PORT, host: config.HOST, logger });
   return { entryPoints: [resources, http], url: () => http.url() };
 }
 

@@ -2,9 +2,10 @@
 // before the service answered become API errors (503 service_unavailable, 504 upstream_timeout,
 // 413 body_too_large); the service's own answers, errors included, pass through unchanged.
 import { Readable } from 'node:stream';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher, Pool } from 'undici';
 import { AppError, PayloadTooLargeError, UnavailableError } from '@ordering/errors';
+import type { Logger } from '@ordering/http';
 import { type HeaderValue, setDownstreamResponseHeaders } from './forwarded-headers';
 
 export interface ForwardOptions {
@@ -15,6 +16,8 @@ export interface ForwardOptions {
   /** Until the service's response headers arrive, queueing and connecting included. */
   timeoutMs: number;
   bodyLimitBytes: number;
+  /** The request's logger (made on first use). */
+  log: () => Logger;
 }
 
 interface Attempt {
@@ -27,13 +30,17 @@ interface Attempt {
 /** Errors of a pooled keep-alive socket the service closed just as it was reused. */
 const STALE_SOCKET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
-function hasBody(req: Request): boolean {
+function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
 /** The request body as the service gets it, refusing more than `limit` bytes. */
-function requestBody(req: Request, limit: number, attempt: Attempt): Dispatcher.DispatchOptions['body'] {
+function requestBody(
+  req: IncomingMessage,
+  limit: number,
+  attempt: Attempt,
+): Dispatcher.DispatchOptions['body'] {
   if (!hasBody(req)) return null;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared)) {
@@ -78,7 +85,12 @@ function failureOf(err: unknown, attempt: Attempt, limit: number): AppError {
  * once the response is complete; rejects before the service answered (nothing sent to the client
  * yet) or, with `attempt.responding` set, when the response broke off midway.
  */
-async function send(req: Request, res: Response, options: ForwardOptions, attempt: Attempt): Promise<void> {
+async function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: ForwardOptions,
+  attempt: Attempt,
+): Promise<void> {
   const body = requestBody(req, options.bodyLimitBytes, attempt);
   const controller = new AbortController();
   const timer = setTimeout(() => {
@@ -92,7 +104,7 @@ async function send(req: Request, res: Response, options: ForwardOptions, attemp
     await options.pool.stream(
       {
         method: req.method as Dispatcher.HttpMethod,
-        path: req.originalUrl,
+        path: req.url ?? '/',
         headers: options.headers,
         body,
         signal: controller.signal,
@@ -112,7 +124,11 @@ async function send(req: Request, res: Response, options: ForwardOptions, attemp
   }
 }
 
-export async function forwardRequest(req: Request, res: Response, options: ForwardOptions): Promise<void> {
+export async function forwardRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: ForwardOptions,
+): Promise<void> {
   const retryable = !hasBody(req) && (req.method === 'GET' || req.method === 'HEAD');
   for (let tries = 1; ; tries++) {
     const attempt: Attempt = { timedOut: false, bodyTooLarge: false, responding: false };
@@ -123,13 +139,13 @@ export async function forwardRequest(req: Request, res: Response, options: Forwa
       if (err instanceof AppError) throw err; // refused before anything was sent (413)
       if (attempt.responding) {
         // The service's body broke off, or the client went away: undici has ended the response.
-        req.log?.warn({ err, service: options.service }, 'response stream ended early');
+        options.log().warn({ err, service: options.service }, 'response stream ended early');
         return;
       }
       if (res.destroyed) return; // The client is gone; there is no one to answer.
       if (retryable && tries === 1 && !attempt.timedOut && STALE_SOCKET_CODES.has(errorCode(err) ?? ''))
         continue;
-      req.log?.warn({ err, service: options.service }, 'forwarding failed');
+      options.log().warn({ err, service: options.service }, 'forwarding failed');
       throw failureOf(err, attempt, options.bodyLimitBytes);
     }
   }

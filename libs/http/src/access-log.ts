@@ -3,6 +3,7 @@
 // for 4xx, info otherwise; passing health probes are not logged). Nothing is built when the level
 // hides that line. `req.log`, a child logger whose lines carry the request id, is created the first
 // time a route (or the error middleware) asks for it, not for every request.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express, RequestHandler } from 'express';
 import { INVALID_TRACEID as INVALID_TRACE_ID } from '@opentelemetry/api';
 import type { Logger } from './logger';
@@ -18,39 +19,54 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/** The fields an access line reads: a Node request, with the id libs/http gives it. */
+export interface AccessLogRequest extends IncomingMessage {
+  id: string;
+  originalUrl?: string;
+}
+
 /**
- * Writes one access line per request once its response is done (or the client went away first:
- * then `aborted: true`).
+ * Writes a request's access line once its response is done (or the client went away first: then
+ * `aborted: true`); nothing is built when the level hides the line. For an app of createApp and
+ * for the gateway's own request path alike.
  */
-export function accessLog(logger: Logger): RequestHandler {
+export function accessLineWriter(
+  logger: Logger,
+): (req: AccessLogRequest, res: ServerResponse, startedAt: number) => void {
   // The line holds only the fields built below (no headers, no bodies): there is nothing to
   // redact, and the logger's redaction paths would cost five times the rest of the line.
   const lines = logger.child({}, { redact: [] });
+  return (req, res, startedAt) => {
+    const status = res.statusCode;
+    const url = req.originalUrl ?? req.url ?? '/';
+    let level: AccessLevel;
+    if (status >= 500) level = 'error';
+    else if (status >= 400) level = 'warn';
+    else if (QUIET_PATHS.has(pathOf(url))) return;
+    else level = 'info';
+    if (!lines.isLevelEnabled(level)) return;
+    // Written after the request's context ended: its trace id is taken from its span.
+    const traceId = requestTelemetryOf(req)?.span.spanContext().traceId;
+    lines[level](
+      {
+        request_id: req.id,
+        ...(traceId && traceId !== INVALID_TRACE_ID ? { trace_id: traceId } : {}),
+        req: { method: req.method, url, remoteAddress: req.socket?.remoteAddress },
+        res: { statusCode: status },
+        responseTime: Date.now() - startedAt,
+        ...(res.writableFinished ? {} : { aborted: true }),
+      },
+      `${req.method} ${url} ${status}`,
+    );
+  };
+}
+
+/** One access line per request of an Express app, written when its response closes. */
+export function accessLog(logger: Logger): RequestHandler {
+  const write = accessLineWriter(logger);
   return (req, res, next) => {
     const startedAt = Date.now();
-    res.once('close', () => {
-      const status = res.statusCode;
-      const url = req.originalUrl;
-      let level: AccessLevel;
-      if (status >= 500) level = 'error';
-      else if (status >= 400) level = 'warn';
-      else if (QUIET_PATHS.has(pathOf(url))) return;
-      else level = 'info';
-      if (!lines.isLevelEnabled(level)) return;
-      // Written after the request's context ended: its trace id is taken from its span.
-      const traceId = requestTelemetryOf(req)?.span.spanContext().traceId;
-      lines[level](
-        {
-          request_id: req.id,
-          ...(traceId && traceId !== INVALID_TRACE_ID ? { trace_id: traceId } : {}),
-          req: { method: req.method, url, remoteAddress: req.socket?.remoteAddress },
-          res: { statusCode: status },
-          responseTime: Date.now() - startedAt,
-          ...(res.writableFinished ? {} : { aborted: true }),
-        },
-        `${req.method} ${url} ${status}`,
-      );
-    });
+    res.once('close', () => write(req, res, startedAt));
     next();
   };
 }

@@ -1,6 +1,7 @@
 // The one place errors become HTTP responses: AppErrors render as they say, errors of Express's
 // own body parser and router are mapped to their meaning, and anything else is a bug: a 500 whose
 // body reveals nothing, logged with its stack.
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler } from 'express';
 import {
   AppError,
@@ -75,20 +76,37 @@ export interface ErrorMiddlewareOptions {
   logger?: Logger;
 }
 
+/**
+ * Answers `err` as the API's error body (its status, headers and `error` object, with the request
+ * id), logging a 5xx with its cause. False when the response has begun (too late for a body): the
+ * caller ends the connection. For an Express app and for the gateway's own request path alike.
+ */
+export function sendError(
+  err: unknown,
+  req: { id?: unknown },
+  res: ServerResponse,
+  /** The logger for a 5xx, asked for only then. */
+  log: () => Logger | undefined,
+): boolean {
+  const appError = toHttpAppError(err);
+  if (appError.status >= 500) {
+    const cause = appError instanceof InternalError ? (appError.cause ?? err) : err;
+    log()?.error({ err: cause, code: appError.code }, 'request failed');
+  }
+  if (res.headersSent) return false;
+  for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
+  const body = JSON.stringify(errorBody(appError, requestIdOf(req, res)));
+  res.statusCode = appError.status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+  return true;
+}
+
 export function errorMiddleware(options: ErrorMiddlewareOptions = {}): ErrorRequestHandler {
   return (err, req, res, next) => {
-    const appError = toHttpAppError(err);
-    const log = (req as { log?: Logger }).log ?? options.logger;
-    if (appError.status >= 500) {
-      const cause = appError instanceof InternalError ? (appError.cause ?? err) : err;
-      log?.error({ err: cause, code: appError.code }, 'request failed');
-    }
-    if (res.headersSent) {
-      // Too late for an error body: let Express end the connection.
-      next(err);
-      return;
-    }
-    for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
-    res.status(appError.status).json(errorBody(appError, requestIdOf(req, res)));
+    const log = () => (req as { log?: Logger }).log ?? options.logger;
+    // Too late for an error body: let Express end the connection.
+    if (!sendError(err, req, res, log)) next(err);
   };
 }

@@ -4,6 +4,7 @@ export * from './logger';
 export * from './request-id';
 export * from './access-log';
 export * from './request-telemetry';
+export * from './plain-request';
 export * from './metrics-route';
 export * from './error-middleware';
 export * from './health-routes';

@@ -22,6 +22,8 @@ const TELEMETRY = Symbol('requestTelemetry');
 const ROUTE = Symbol('telemetryRoute');
 
 type Traced = { [TELEMETRY]?: RequestTelemetry; [ROUTE]?: string };
+/** Any request object: Express's, or Node's own where a process serves without Express. */
+type AnyRequest = object;
 
 function pathOf(url: string): string {
   const query = url.indexOf('?');
@@ -38,12 +40,22 @@ function templateOf(req: Request): string {
 }
 
 /** Names the request's route for its span and metrics when Express routing does not (the gateway). */
-export function setTelemetryRoute(req: Request, template: string): void {
+export function setTelemetryRoute(req: AnyRequest, template: string): void {
   (req as Traced)[ROUTE] = template;
 }
 
+/** The route template named by `setTelemetryRoute`, or the label of unrouted requests. */
+export function telemetryRouteOf(req: AnyRequest): string {
+  return (req as Traced)[ROUTE] ?? UNMATCHED_ROUTE;
+}
+
+/** Keeps the request's telemetry on it (for a request served without Express). */
+export function attachRequestTelemetry(req: AnyRequest, telemetry: RequestTelemetry): void {
+  (req as Traced)[TELEMETRY] = telemetry;
+}
+
 /** The telemetry of the request (its span), if it is traced. */
-export function requestTelemetryOf(req: Request): RequestTelemetry | undefined {
+export function requestTelemetryOf(req: AnyRequest): RequestTelemetry | undefined {
   return (req as Traced)[TELEMETRY];
 }
 
