@@ -1,3 +1,4 @@
+import http from 'node:http';
 import request from 'supertest';
 import { ROUTES } from '../src';
 import { expectApiError } from './support/api-assertions';
@@ -93,5 +94,41 @@ describe('health', () => {
     await request(h.url)
       .get('/readyz')
       .expect(200, { status: 'ready', checks: { redis: 'ok' } });
+  });
+});
+
+describe('request targets in absolute form (RFC 9112 section 3.2.2)', () => {
+  /** A GET whose request line carries `target` as written (Node sends a full URL in absolute form). */
+  const absoluteGet = (target: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const { port } = new URL(h.url);
+      const req = http.request(
+        { host: '127.0.0.1', port: Number(port), method: 'GET', path: target, headers, agent: false },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('routes them as their origin form, path and query unchanged', async () => {
+    const res = await absoluteGet('http://api.example/v1/orders/ord_1?limit=5', {
+      Authorization: `Bearer ${admin}`,
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({
+      service: 'orders',
+      method: 'GET',
+      url: '/v1/orders/ord_1?limit=5',
+    });
+  });
+
+  it('serves the probes in absolute form too', async () => {
+    const res = await absoluteGet('http://api.example/healthz');
+    expect(res.status).toBe(200);
   });
 });
