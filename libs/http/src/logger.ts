@@ -2,6 +2,7 @@
 // trace and span ids of the active OpenTelemetry span, so logs and traces can be joined.
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino from 'pino';
+import { platformMetrics } from '@ordering/telemetry';
 
 export type Logger = pino.Logger;
 
@@ -20,7 +21,38 @@ export const STDOUT_FLUSH_INTERVAL_MS = 200;
 /** Past this much unwritten log (stdout's reader stalled), new lines are dropped rather than kept. */
 export const STDOUT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
+/** At most one note on stderr about dropped lines per this many milliseconds. */
+export const DROPPED_LINES_NOTE_INTERVAL_MS = 10_000;
+
 let stdout: pino.DestinationStream | undefined;
+
+/**
+ * Lines dropped past the bound are counted (`ordering.log.lines.dropped`) and said on stderr, at
+ * most once per `DROPPED_LINES_NOTE_INTERVAL_MS`, with how many were dropped since the last note.
+ */
+function reportDroppedLines(destination: NodeJS.EventEmitter): void {
+  let unreported = 0;
+  let lastNoteAt = -Infinity;
+  destination.on('drop', (data: string | Buffer) => {
+    let lines = 0;
+    for (let at = data.indexOf('\n'); at !== -1; at = data.indexOf('\n', at + 1)) lines++;
+    if (lines === 0) return;
+    platformMetrics().logLinesDropped.add(lines);
+    unreported += lines;
+    const now = Date.now();
+    if (now - lastNoteAt < DROPPED_LINES_NOTE_INTERVAL_MS) return;
+    lastNoteAt = now;
+    process.stderr.write(
+      `${JSON.stringify({
+        level: 40,
+        time: now,
+        msg: `log lines dropped (${unreported} since the last note): stdout's reader is more than 16 MiB behind`,
+        dropped_lines: unreported,
+      })}\n`,
+    );
+    unreported = 0;
+  });
+}
 
 /**
  * The one stdout destination of the process, shared by its loggers: lines are batched and written
@@ -30,13 +62,17 @@ let stdout: pino.DestinationStream | undefined;
  * (pino's exit hook for an asynchronous destination).
  */
 export function stdoutDestination(): pino.DestinationStream {
-  stdout ??= pino.destination({
-    dest: 1,
-    sync: false,
-    minLength: STDOUT_BATCH_BYTES,
-    periodicFlush: STDOUT_FLUSH_INTERVAL_MS,
-    maxLength: STDOUT_MAX_BUFFERED_BYTES,
-  });
+  if (!stdout) {
+    const destination = pino.destination({
+      dest: 1,
+      sync: false,
+      minLength: STDOUT_BATCH_BYTES,
+      periodicFlush: STDOUT_FLUSH_INTERVAL_MS,
+      maxLength: STDOUT_MAX_BUFFERED_BYTES,
+    });
+    reportDroppedLines(destination);
+    stdout = destination;
+  }
   return stdout;
 }
 

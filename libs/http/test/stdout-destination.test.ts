@@ -62,3 +62,41 @@ describe('the default stdout destination (batched, asynchronous)', () => {
     }
   }, 30_000);
 });
+
+describe('a stdout reader that falls behind', () => {
+  it('drops the lines past 16 MiB unwritten, counts them in ordering.log.lines.dropped and says so on stderr', async () => {
+    const count = 30_000; // about 30 MiB of lines, logged in one synchronous burst
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(__dirname, 'fixtures/log-flood.ts'), String(count)],
+      { cwd: path.resolve(__dirname, '../../..'), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(code).toBe(0);
+
+    const written = out.split('\n').filter(Boolean);
+    const dropped = Number(/^DROPPED (\d+)$/m.exec(err)?.[1]);
+    // The first 16 MiB were kept and written; every line after them was dropped and counted.
+    expect(written.length).toBeGreaterThan(15_000);
+    expect(dropped).toBeGreaterThan(0);
+    expect(written.length + dropped).toBe(count);
+    // The lines written are the first ones, in order and whole.
+    const numbers = written.map((l) => (JSON.parse(l) as { n: number }).n);
+    expect(numbers).toEqual(Array.from({ length: written.length }, (_, i) => i + 1));
+
+    // One note on stderr (at most one per 10 s), in the log's JSON shape.
+    const notes = err
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { level: number; msg: string; dropped_lines: number });
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({ level: 40, dropped_lines: expect.any(Number) });
+    expect(notes[0]?.msg).toMatch(
+      /log lines dropped \(\d+ since the last note\): stdout's reader is more than 16 MiB behind/,
+    );
+  }, 60_000);
+});

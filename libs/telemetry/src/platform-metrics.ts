@@ -47,6 +47,9 @@ const instruments = lazyInstruments((meter) => ({
   outboxPublished: meter.createCounter('ordering.outbox.published', {
     description: 'Outbox rows published to Kafka by the relay',
   }),
+  logLinesDropped: meter.createCounter('ordering.log.lines.dropped', {
+    description: "Log lines dropped because stdout's reader fell more than 16 MiB behind",
+  }),
 }));
 
 export type PlatformInstruments = ReturnType<typeof instruments>;
