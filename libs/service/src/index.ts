@@ -1,3 +1,4 @@
 export * from './service-env';
 export * from './assemble-service';
 export * from './service-process';
+export * from './clock';

@@ -2,12 +2,18 @@
 // consumer of order and user events) on the shared assembly of @ordering/service.
 import { CustomersDirectory } from '@ordering/customers-client';
 import type { ConsumerTuning, ConsumerRunner } from '@ordering/messaging';
-import { type AssembledService, type ServiceOptions, assembleService, startService } from '@ordering/service';
+import {
+  type AssembledService,
+  type Clock,
+  type ServiceOptions,
+  assembleService,
+  startService,
+  systemClock,
+} from '@ordering/service';
 import { migrations } from '../migrations';
 import type { ApprovalsConfig } from './config';
 import { ApprovalsDatabase } from './data-access/approvals-database';
 import { OrderQuoteClient } from './data-access/order-quote-client';
-import { type Clock, systemClock } from './domain/ports';
 import { type UseCases, createUseCases } from './domain/use-cases';
 import { mountRoutes } from './entry-points/http/routes';
 import { approvalsConsumer } from './entry-points/messaging/approvals-consumer';

@@ -5,13 +5,19 @@
 // start.ts runs it as the production process.
 import { CustomersDirectory } from '@ordering/customers-client';
 import { createKnex } from '@ordering/db';
-import { type AssembledService, type ServiceOptions, assembleService, startService } from '@ordering/service';
+import {
+  type AssembledService,
+  type Clock,
+  type ServiceOptions,
+  assembleService,
+  startService,
+  systemClock,
+} from '@ordering/service';
 import { migrations } from '../migrations';
 import type { CatalogConfig } from './config';
 import { SEARCH_SESSION_SETTINGS } from './data-access/catalog-view-repository';
-import type { Clock } from './domain/catalog-admin-use-case';
 import type { AccountDirectory } from './domain/catalog-queries-use-case';
-import { type UseCases, createUseCases, systemClock } from './domain/use-cases';
+import { type UseCases, createUseCases } from './domain/use-cases';
 import { mountRoutes } from './entry-points/http/routes';
 
 export interface CatalogServiceOptions extends ServiceOptions {

@@ -2,12 +2,18 @@
 // the shared assembly of @ordering/service (database, Kafka, readiness, outbox relay, HTTP, life
 // cycle). `startCustomersService` runs it in-process (tests, e2e); start.ts runs it as production.
 import { periodicJob } from '@ordering/http';
-import { type AssembledService, type ServiceOptions, assembleService, startService } from '@ordering/service';
+import {
+  type AssembledService,
+  type Clock,
+  type ServiceOptions,
+  assembleService,
+  startService,
+  systemClock,
+} from '@ordering/service';
 import { migrations } from '../migrations';
 import type { CustomersConfig } from './config';
 import { CustomersDatabase } from './data-access/customers-database';
 import { IdempotencyStore } from '@ordering/idempotency';
-import { type Clock, systemClock } from './domain/clock';
 import type { CredentialPolicy } from './domain/credentials-use-case';
 import { type UseCases, createUseCases } from './domain/use-cases';
 import { mountRoutes } from './entry-points/http/routes';

@@ -5,13 +5,19 @@ import { periodicJob } from '@ordering/http';
 import { CustomersDirectory } from '@ordering/customers-client';
 import { IdempotencyStore } from '@ordering/idempotency';
 import type { ConsumerTuning, ConsumerRunner } from '@ordering/messaging';
-import { type AssembledService, type ServiceOptions, assembleService, startService } from '@ordering/service';
+import {
+  type AssembledService,
+  type Clock,
+  type ServiceOptions,
+  assembleService,
+  startService,
+  systemClock,
+} from '@ordering/service';
 import { migrations } from '../migrations';
 import type { OrdersConfig } from './config';
 import { ApprovalChainClient } from './data-access/approval-chain-client';
 import { CatalogPricingClient } from './data-access/catalog-pricing-client';
 import { OrdersDatabase } from './data-access/orders-database';
-import { type Clock, systemClock } from './domain/ports';
 import { type UseCases, createUseCases } from './domain/use-cases';
 import { mountRoutes } from './entry-points/http/routes';
 import { orderFeedConsumer } from './entry-points/messaging/order-feed-consumer';

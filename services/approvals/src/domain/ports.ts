@@ -18,11 +18,7 @@ export interface OrderQuotes {
   quote(onBehalfOf: { cust_id: string; login: string }, draft: unknown): Promise<OrderQuote>;
 }
 
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+export type { Clock } from '@ordering/service';
 
 export interface Actor {
   custId: string;

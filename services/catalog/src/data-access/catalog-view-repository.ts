@@ -79,8 +79,22 @@ const VISIBLE = `(not i.restricted or exists (
  */
 export const SEARCH_SESSION_SETTINGS = { 'pg_trgm.word_similarity_threshold': '0.5' };
 
-/** A prepared statement's name: the same for the same text, another for another text. */
-const statementName = (sql: string) => `catalog_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+/**
+ * A prepared statement's name: the same for the same text, another for another text. Remembered per
+ * text, so a search does not hash its statement again; the texts are as few as the statement's shapes
+ * (filters present, search variants), the bound only guards against a shape that varies more.
+ */
+const STATEMENT_NAMES_MAX = 256;
+const statementNames = new Map<string, string>();
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    if (statementNames.size >= STATEMENT_NAMES_MAX) statementNames.clear();
+    name = `catalog_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
 
 export class CatalogViewRepository {
   constructor(private readonly knex: Knex) {}

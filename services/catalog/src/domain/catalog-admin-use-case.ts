@@ -3,6 +3,7 @@
 import { newId } from '@ordering/contracts';
 import { ConflictError, InputError, NotFoundError } from '@ordering/errors';
 import { enqueueMessages, type OutboxMessage } from '@ordering/messaging';
+import type { Clock } from '@ordering/service';
 import type {
   CatalogAdminRepository,
   Db,
@@ -19,10 +20,6 @@ import type {
   UpdateCategoryInput,
   UpdateItemInput,
 } from './item-inputs';
-
-export interface Clock {
-  now(): Date;
-}
 
 const UNIQUE_VIOLATION = '23505';
 const isUnique = (err: unknown) => (err as { code?: string }).code === UNIQUE_VIOLATION;

@@ -1,10 +1,11 @@
 // The catalog's use cases over its stores, wired once per service.
+import { type Clock, systemClock } from '@ordering/service';
 import type { Knex } from 'knex';
 import { CatalogAdminRepository } from '../data-access/catalog-admin-repository';
 import { CatalogViewRepository } from '../data-access/catalog-view-repository';
 import { ItemImportRepository } from '../data-access/item-import-repository';
 import { BulkImport } from './bulk-import-use-case';
-import { CatalogAdministration, type Clock } from './catalog-admin-use-case';
+import { CatalogAdministration } from './catalog-admin-use-case';
 import { type AccountDirectory, CatalogQueries } from './catalog-queries-use-case';
 
 export interface UseCases {
@@ -12,8 +13,6 @@ export interface UseCases {
   admin: CatalogAdministration;
   bulkImport: BulkImport;
 }
-
-export const systemClock: Clock = { now: () => new Date() };
 
 export function createUseCases(
   knex: Knex,

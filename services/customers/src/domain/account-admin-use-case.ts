@@ -13,7 +13,7 @@ import {
   DEFAULT_CURRENCY,
   type UpdateAccountInput,
 } from './account-inputs';
-import type { Clock } from './clock';
+import type { Clock } from '@ordering/service';
 
 type Threshold = number | { amount: number; currency: string } | null | undefined;
 

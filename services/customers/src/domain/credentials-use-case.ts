@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError, InputError, NotFoundError } from '@ordering/errors';
 import type { CustomersDatabase } from '../data-access/customers-database';
-import type { Clock } from './clock';
+import type { Clock } from '@ordering/service';
 import type { PasswordHasher } from './password-hasher';
 import type { Shopper } from './shopper';
 

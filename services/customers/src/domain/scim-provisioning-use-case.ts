@@ -3,7 +3,7 @@
 // Records are never hard-deleted.
 import { ConflictError, NotFoundError } from '@ordering/errors';
 import type { CustomersDatabase } from '../data-access/customers-database';
-import type { Clock } from './clock';
+import type { Clock } from '@ordering/service';
 import type { Shopper } from './shopper';
 import {
   type ScimMetaContext,

@@ -4,7 +4,7 @@ import { EVENT_TYPES, newEvent } from '@ordering/contracts';
 import { ConflictError, InputError, NotFoundError } from '@ordering/errors';
 import type { CustomersDatabase, TransactionScope } from '../data-access/customers-database';
 import { LoginTakenError } from '../data-access/user-repository';
-import type { Clock } from './clock';
+import type { Clock } from '@ordering/service';
 import {
   type NewShopper,
   type Role,

@@ -3,7 +3,7 @@ import type { CustomersDatabase } from '../data-access/customers-database';
 import { AccountAdministration } from './account-admin-use-case';
 import { AccountQueries } from './account-queries-use-case';
 import { BulkImport } from './bulk-import-use-case';
-import type { Clock } from './clock';
+import type { Clock } from '@ordering/service';
 import { type CredentialPolicy, Credentials, DEFAULT_CREDENTIAL_POLICY } from './credentials-use-case';
 import { JitProvisioning } from './jit-provisioning-use-case';
 import { OperatorProvisioning } from './operator-provisioning-use-case';

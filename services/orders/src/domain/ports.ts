@@ -12,11 +12,7 @@ export interface ApprovalChains {
   stepsFor(custId: string): Promise<EffectiveApprovalChain['steps']>;
 }
 
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
+export type { Clock } from '@ordering/service';
 
 /** The caller as the gateway identified it. */
 export interface Actor {

@@ -18,6 +18,12 @@ export interface RouteDependencies {
 }
 
 export function mountRoutes(app: express.Express, deps: RouteDependencies): void {
+  // First: other services call `/internal` on every order, so its requests should not walk past
+  // the public routes. The prefixes are disjoint (`/internal`, `/v1`, `/scim/v2`) and no router
+  // has a middleware without a path, so the order changes no answer, unknown paths included.
+  app.use('/internal', requireIdentity(deps.identitySecret), requireScope(INTERNAL_SCOPE));
+  app.use(internalRoutes(deps.useCases));
+  app.use(adminRoutes(deps.useCases));
   app.use('/v1', requireIdentity(deps.identitySecret));
   app.use(customerRoutes(deps.useCases));
   app.use(userRoutes(deps.useCases, deps.idempotency));
@@ -28,7 +34,4 @@ export function mountRoutes(app: express.Express, deps: RouteDependencies): void
     }),
   );
   app.use('/scim/v2', scimErrors);
-  app.use('/internal', requireIdentity(deps.identitySecret), requireScope(INTERNAL_SCOPE));
-  app.use(internalRoutes(deps.useCases));
-  app.use(adminRoutes(deps.useCases));
 }

@@ -1,4 +1,5 @@
-// Time as the domain reads it; tests move it or scale it.
+// Time as a service's domain reads it. Production uses `systemClock`; a test passes its own
+// (`clock` in the service's options) to move time or record waits.
 export interface Clock {
   now(): Date;
   /** Waits `ms` of this clock's time. */
