@@ -20,6 +20,7 @@ export const STDOUT_BATCH_BYTES = 4096;
 export const STDOUT_FLUSH_INTERVAL_MS = 200;
 /** Past this much unwritten log (stdout's reader stalled), new lines are dropped rather than kept. */
 export const STDOUT_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+const STDOUT_MAX_BUFFERED_MIB = STDOUT_MAX_BUFFERED_BYTES / (1024 * 1024);
 
 /** At most one note on stderr about dropped lines per this many milliseconds. */
 export const DROPPED_LINES_NOTE_INTERVAL_MS = 10_000;
@@ -46,7 +47,7 @@ function reportDroppedLines(destination: NodeJS.EventEmitter): void {
       `${JSON.stringify({
         level: 40,
         time: now,
-        msg: `log lines dropped (${unreported} since the last note): stdout's reader is more than 16 MiB behind`,
+        msg: `log lines dropped (${unreported} since the last note): stdout's reader is more than ${STDOUT_MAX_BUFFERED_MIB} MiB behind`,
         dropped_lines: unreported,
       })}\n`,
     );

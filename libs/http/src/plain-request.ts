@@ -5,12 +5,12 @@
 // app of createApp, with one 'close' listener per request.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context } from '@opentelemetry/api';
-import { TRACE_RESPONSE_HEADER, endRequestTelemetry, startRequestTelemetry } from '@ordering/telemetry';
+import { endRequestTelemetry } from '@ordering/telemetry';
 import { accessLineWriter } from './access-log';
 import { sendError } from './error-middleware';
 import type { Logger } from './logger';
-import { REQUEST_ID_HEADER, isSaneRequestId, newRequestId } from './request-id';
-import { attachRequestTelemetry, telemetryRouteOf } from './request-telemetry';
+import { assignRequestId } from './request-id';
+import { beginRequestTelemetry, telemetryRouteOf } from './request-telemetry';
 
 /** A Node request with its request id. */
 export interface PlainRequest extends IncomingMessage {
@@ -47,19 +47,9 @@ export function plainRequestServer(
   return (incoming, res, handle) => {
     const startedAt = Date.now();
     const req = incoming as PlainRequest;
-    const header = req.headers['x-request-id'];
-    const id = isSaneRequestId(header) ? header : newRequestId();
-    req.id = id;
-    res.setHeader(REQUEST_ID_HEADER, id);
+    const id = assignRequestId(req, res);
     const method = req.method ?? 'GET';
-    const telemetry = startRequestTelemetry({
-      method,
-      headers: req.headers,
-      trustIncomingContext: options.trustIncomingContext,
-      requestId: id,
-    });
-    attachRequestTelemetry(req, telemetry);
-    if (telemetry.traceResponse) res.setHeader(TRACE_RESPONSE_HEADER, telemetry.traceResponse);
+    const telemetry = beginRequestTelemetry(req, res, options.trustIncomingContext);
     let log: Logger | undefined;
     const ctx: PlainRequestContext = { log: () => (log ??= options.logger.child({ request_id: id })) };
     res.on('close', () => {

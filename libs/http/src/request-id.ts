@@ -1,6 +1,7 @@
 // The request id: a caller's sane `X-Request-Id` is kept (so one id follows a request through the
 // gateway and the services), anything else is replaced by a fresh `req_<random>`.
 import { randomFillSync } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -25,13 +26,19 @@ export function newRequestId(): string {
   return `req_${random.replace(/[-_]/g, 'x')}`;
 }
 
+/** Sets `req.id` (the caller's sane `X-Request-Id`, or a fresh one) and the response header. */
+export function assignRequestId(req: IncomingMessage & { id?: string }, res: ServerResponse): string {
+  const incoming = req.headers['x-request-id'];
+  const id = isSaneRequestId(incoming) ? incoming : newRequestId();
+  req.id = id;
+  res.setHeader(REQUEST_ID_HEADER, id);
+  return id;
+}
+
 /** Sets `req.id` and the `X-Request-Id` response header. */
 export function requestId(): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.headers['x-request-id'];
-    const id = isSaneRequestId(incoming) ? incoming : newRequestId();
-    req.id = id;
-    res.setHeader(REQUEST_ID_HEADER, id);
+    assignRequestId(req, res);
     next();
   };
 }

@@ -3,6 +3,7 @@
 // names its trace in `traceresponse`, and at the end the span is named after the route template
 // and the duration is recorded per method, route and status. Probes and scrapes make neither.
 import { context } from '@opentelemetry/api';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import {
   endRequestTelemetry,
@@ -49,9 +50,25 @@ export function telemetryRouteOf(req: AnyRequest): string {
   return (req as Traced)[ROUTE] ?? UNMATCHED_ROUTE;
 }
 
-/** Keeps the request's telemetry on it (for a request served without Express). */
-export function attachRequestTelemetry(req: AnyRequest, telemetry: RequestTelemetry): void {
+/**
+ * Starts the request's SERVER span and metrics, keeps them on the request (`requestTelemetryOf`)
+ * and names the trace in the `traceresponse` header. For an app of createApp and for a request
+ * served without Express alike; `endRequestTelemetry` ends them.
+ */
+export function beginRequestTelemetry(
+  req: IncomingMessage & { id: string },
+  res: ServerResponse,
+  trustIncomingContext: boolean,
+): RequestTelemetry {
+  const telemetry = startRequestTelemetry({
+    method: req.method ?? 'GET',
+    headers: req.headers,
+    trustIncomingContext,
+    requestId: req.id,
+  });
   (req as Traced)[TELEMETRY] = telemetry;
+  if (telemetry.traceResponse) res.setHeader(TRACE_RESPONSE_HEADER, telemetry.traceResponse);
+  return telemetry;
 }
 
 /** The telemetry of the request (its span), if it is traced. */
@@ -67,14 +84,7 @@ export interface RequestTelemetryOptions {
 export function requestTelemetry(options: RequestTelemetryOptions): RequestHandler {
   return (req: Request, res: Response, next) => {
     if (UNTRACED_PATHS.has(pathOf(req.url))) return next();
-    const telemetry = startRequestTelemetry({
-      method: req.method,
-      headers: req.headers,
-      trustIncomingContext: options.trustIncomingContext,
-      requestId: req.id,
-    });
-    (req as Traced)[TELEMETRY] = telemetry;
-    if (telemetry.traceResponse) res.setHeader(TRACE_RESPONSE_HEADER, telemetry.traceResponse);
+    const telemetry = beginRequestTelemetry(req, res, options.trustIncomingContext);
     // `on`, not `once` (no wrapper per request): a response emits 'close' once.
     res.on('close', () => {
       const route = templateOf(req);
