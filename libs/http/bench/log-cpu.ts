@@ -8,15 +8,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { closedLoopLoad, processCpuMs } from '@ordering/testing';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 20_000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 8);
-const TICKS_PER_SECOND = 100;
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
 
 /** Write-like system calls of the whole process (all threads), from /proc/<pid>/io. */
 function writeCalls(pid: number): number {
@@ -43,20 +38,13 @@ async function main(): Promise<void> {
         })
         .on('error', reject);
     });
-  const run = async (n: number) => {
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next++ < n) await get();
-      }),
-    );
-  };
+  const run = (n: number) => closedLoopLoad(CONCURRENCY, n, get);
   await run(2_000); // warm-up: JIT, connections
-  const before = cpuMs(child.pid!);
+  const before = processCpuMs(child.pid!);
   const writesBefore = writeCalls(child.pid!);
   await run(REQUESTS);
   await new Promise((r) => setTimeout(r, 500)); // let the last batched lines be written
-  const after = cpuMs(child.pid!);
+  const after = processCpuMs(child.pid!);
   const writes = writeCalls(child.pid!) - writesBefore;
   const perRequestUs = ((after - before) * 1000) / REQUESTS;
   const linesSeen = bytes;

@@ -2,8 +2,8 @@
 // request), through the destination named by LOG_DESTINATION (`default`: createLogger's stdout).
 // Pipe stdout to a reader:  node --import tsx libs/http/bench/log-write-cpu.ts | cat >/dev/null
 // Prints this process's user+system CPU per line (all threads: /proc/self/stat) on stderr.
-import { readFileSync } from 'node:fs';
 import pino from 'pino';
+import { processCpuMs } from '@ordering/testing';
 import { createLogger } from '../src';
 
 const LINES = Number(process.env.LINES ?? 100_000);
@@ -16,11 +16,6 @@ const name = process.env.LOG_DESTINATION ?? 'default';
 const destination = variants[name]!();
 const logger = createLogger({ service: 'log-write-cpu', ...(destination ? { destination } : {}) });
 const lines = logger.child({}, { redact: [] });
-
-function cpuMs(): number {
-  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 async function main(): Promise<void> {
   const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -41,15 +36,15 @@ async function main(): Promise<void> {
   };
   await run(10_000);
   const idle = async () => {
-    const start = cpuMs();
+    const start = processCpuMs(process.pid);
     for (let i = 0; i < LINES; i++) await turn();
-    return cpuMs() - start;
+    return processCpuMs(process.pid) - start;
   };
   const loopOnly = await idle();
-  const before = cpuMs();
+  const before = processCpuMs(process.pid);
   await run(LINES);
   await new Promise((resolve) => logger.flush(resolve));
-  const used = cpuMs() - before - loopOnly;
+  const used = processCpuMs(process.pid) - before - loopOnly;
   process.stderr.write(`${name}: ${((used * 1000) / LINES).toFixed(2)} µs CPU per line\n`);
 }
 

@@ -4,3 +4,4 @@ export * from './test-database';
 export * from './kafka-test-client';
 export * from './catalog-stand-in';
 export * from './open-loop-load';
+export * from './bench-figures';

@@ -9,10 +9,15 @@
 //   BENCH_READS=20000 BENCH_CONCURRENCY=4 BENCH_PORT=18600 (default: a free port)
 //   BENCH_CPU_PROFILE_DIR=/tmp/prof (a CPU profile of the customers process, written when it stops)
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { signIdentity } from '@ordering/http';
-import { createTestDatabase, startTestKafka, stopTestKafka } from '@ordering/testing';
+import {
+  closedLoopLoad,
+  createTestDatabase,
+  processCpuMs,
+  startTestKafka,
+  stopTestKafka,
+} from '@ordering/testing';
 import { startServiceProcess } from '../../../test-e2e/support/service-process';
 import { migrations } from '../migrations';
 import { CustomersAdminClient } from '../src/entry-points/cli/customers-admin-client';
@@ -22,20 +27,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const PORT = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : undefined;
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
 
-/** User + system CPU seconds of each pid (0 for one that is gone). */
-function cpuSeconds(pids: number[]): number {
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      // gone
-    }
-  }
-  return total;
-}
+/** User + system CPU seconds of the processes (0 for one that is gone). */
+const cpuSeconds = (pids: number[]) => processCpuMs(...pids) / 1000;
 
 async function main(): Promise<void> {
   const kafka = await startTestKafka();
@@ -104,14 +97,8 @@ async function main(): Promise<void> {
           )
           .on('error', reject);
       });
-    const run = async (n: number) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (next++ < n) await read(ids[Math.floor(Math.random() * ids.length)]!);
-        }),
-      );
-    };
+    const run = (n: number) =>
+      closedLoopLoad(CONCURRENCY, n, () => read(ids[Math.floor(Math.random() * ids.length)]!));
     const sessions = async () => {
       const { rows } = await db.knex.raw(
         `select pid from pg_stat_activity where datname = current_database() and application_name = 'customers'`,
