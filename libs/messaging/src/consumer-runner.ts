@@ -108,8 +108,17 @@ export interface ConsumerOptions {
   heartbeatIntervalMs?: number;
   /** Default 30 s. */
   rebalanceTimeoutMs?: number;
-  /** Longest a fetch waits for new messages on an idle topic; default 5 s (tests: less). */
+  /**
+   * Longest the broker holds a fetch before it answers: on an idle topic, and, with
+   * `fetchMinBytes` above 1, while fewer bytes than that are waiting; default 5 s (tests: less).
+   */
   maxWaitTimeMs?: number;
+  /**
+   * The broker answers a fetch once this many bytes are waiting (or `maxWaitTimeMs` has passed);
+   * default 1, at once. Larger, a busy topic's messages come in fewer, larger batches: fewer
+   * fetches, transactions and offset commits per message, for at most `maxWaitTimeMs` more delay.
+   */
+  fetchMinBytes?: number;
   /** Partitions processed in parallel (order holds within each); default 1. */
   partitionsConsumedConcurrently?: number;
   /** Inbox rows older than this are deleted (hourly); default 30 days. */
@@ -121,7 +130,7 @@ export interface ConsumerOptions {
 /** The group timings a service lets its tests shorten. */
 export type ConsumerTuning = Pick<
   ConsumerOptions,
-  'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'maxWaitTimeMs'
+  'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'maxWaitTimeMs' | 'fetchMinBytes'
 >;
 
 export interface ConsumerRunner extends EntryPoint {
@@ -226,6 +235,7 @@ class KafkaConsumerRunner implements ConsumerRunner {
       heartbeatInterval: this.heartbeatIntervalMs,
       rebalanceTimeout: o.rebalanceTimeoutMs ?? 30_000,
       maxWaitTimeInMs: o.maxWaitTimeMs ?? 5000,
+      minBytes: o.fetchMinBytes ?? 1,
       allowAutoTopicCreation: false,
     });
     this.consumer = consumer;

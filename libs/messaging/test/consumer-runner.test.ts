@@ -349,6 +349,32 @@ describe('the consumer runner', () => {
     expect(new Set(effects.map((e) => e.note)).size).toBe(1);
   });
 
+  it('with fetchMinBytes, applies messages sent one by one while it waits in one fetch and one transaction', async () => {
+    const topic = await createTopic(kafka, 1);
+    await startConsumer({
+      topics: [topic],
+      // The broker holds each fetch until 1 MiB is there or 3 s have passed.
+      fetchMinBytes: 1024 * 1024,
+      maxWaitTimeMs: 3000,
+      handlers: {
+        'order.approved': async (event, { trx }) => {
+          const { rows } = await trx.raw<{ rows: { txid: string }[] }>('select txid_current()::text as txid');
+          await trx('effects').insert({ topic, ref: event.data.po_number, note: rows[0]!.txid });
+        },
+      },
+    });
+    // Each its own produce request, 50 ms apart: with the default (answer at once) the first one
+    // would end the fetch waiting for it and be applied alone.
+    for (const note of ['one', 'two', 'three', 'four']) {
+      await send(topic, 'k', orderEvent(`ord_w_${note}`, note));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await waitUntil(async () => (await effectsOf(topic)).length >= 4, 15_000, 'the batch applied');
+    const effects: { ref: string; note: string }[] = await effectsOf(topic);
+    expect(effects.map((e) => e.ref)).toEqual(['one', 'two', 'three', 'four']);
+    expect(new Set(effects.map((e) => e.note)).size).toBe(1);
+  });
+
   it("applies a batch's other messages once each when one of them fails, and dead-letters that one", async () => {
     const topic = await createTopic(kafka, 1);
     const calls: Record<string, number> = {};

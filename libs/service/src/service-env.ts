@@ -2,6 +2,7 @@
 // `z.object({ ...serviceEnv({ name: 'catalog', port: 8102 }), ...outboxEnv, MY_SETTING: ... })`.
 import { commonEnv, env } from '@ordering/config';
 import { databaseEnv } from '@ordering/db';
+import type { ConsumerTuning } from '@ordering/messaging';
 import { z } from 'zod';
 
 /** Name, log level, where it listens, its database, the Kafka brokers and the identity secret. */
@@ -27,7 +28,7 @@ export const outboxEnv = {
    * committed meanwhile share one batch (a transaction and a Kafka request); events reach Kafka
    * that much later. See @ordering/messaging's OutboxRelay `lingerMs`.
    */
-  OUTBOX_RELAY_LINGER_MS: env.int(5).pipe(z.number().int().min(0).max(1000)),
+  OUTBOX_RELAY_LINGER_MS: env.int(20).pipe(z.number().int().min(0).max(1000)),
 };
 
 /** A service that consumes a Kafka topic in a consumer group. */
@@ -37,7 +38,22 @@ export function consumerEnv(defaultGroupId: string) {
     KAFKA_GROUP_ID: env.string(defaultGroupId),
     /** Where a new consumer group starts: the oldest retained event (default) or only new ones. */
     KAFKA_FROM_BEGINNING: env.bool(true),
+    /**
+     * The broker answers a fetch once this many bytes are waiting, or after
+     * KAFKA_FETCH_MAX_WAIT_MS: a busy topic's events come in batches of about this size (fewer
+     * fetches, transactions and offset commits per event), an idle one's at most that much later.
+     */
+    KAFKA_FETCH_MIN_BYTES: env.int(32_768).pipe(z.number().int().min(1).max(16_777_216)),
+    KAFKA_FETCH_MAX_WAIT_MS: env.int(100).pipe(z.number().int().min(10).max(30_000)),
   };
+}
+
+/** The fetch settings of `consumerEnv`, as a consumer's options (`createConsumer`). */
+export function consumerFetchTuning(config: {
+  KAFKA_FETCH_MIN_BYTES: number;
+  KAFKA_FETCH_MAX_WAIT_MS: number;
+}): Pick<ConsumerTuning, 'fetchMinBytes' | 'maxWaitTimeMs'> {
+  return { fetchMinBytes: config.KAFKA_FETCH_MIN_BYTES, maxWaitTimeMs: config.KAFKA_FETCH_MAX_WAIT_MS };
 }
 
 /** The settings `assembleService` reads; every service's config has at least these. */

@@ -7,6 +7,7 @@ import {
   type Clock,
   type ServiceOptions,
   assembleService,
+  consumerFetchTuning,
   startService,
   systemClock,
 } from '@ordering/service';
@@ -51,7 +52,7 @@ export function buildApprovalsService(
       groupId: config.KAFKA_GROUP_ID,
       fromBeginning: config.KAFKA_FROM_BEGINNING,
       logger,
-      ...(options.consumerTuning ? { tuning: options.consumerTuning } : {}),
+      tuning: { ...consumerFetchTuning(config), ...options.consumerTuning },
     });
     return {
       outbox: true,

@@ -10,6 +10,7 @@ import {
   type Clock,
   type ServiceOptions,
   assembleService,
+  consumerFetchTuning,
   startService,
   systemClock,
 } from '@ordering/service';
@@ -64,7 +65,7 @@ export function buildOrdersService(
       groupId: config.KAFKA_GROUP_ID,
       fromBeginning: config.KAFKA_FROM_BEGINNING,
       logger,
-      ...(options.consumerTuning ? { tuning: options.consumerTuning } : {}),
+      tuning: { ...consumerFetchTuning(config), ...options.consumerTuning },
     });
     return {
       // Orders are placed without Kafka (events wait in the outbox); the feed waits for it.

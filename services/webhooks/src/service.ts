@@ -6,7 +6,13 @@ import { EVENT_TYPES } from '@ordering/contracts';
 import { CustomersDirectory } from '@ordering/customers-client';
 import { IdempotencyStore } from '@ordering/idempotency';
 import type { ConsumerRunner } from '@ordering/messaging';
-import { type AssembledService, type ServiceOptions, assembleService, startService } from '@ordering/service';
+import {
+  type AssembledService,
+  type ServiceOptions,
+  assembleService,
+  consumerFetchTuning,
+  startService,
+} from '@ordering/service';
 import { migrations } from '../migrations';
 import type { WebhooksConfig } from './config';
 import { AccountEventRepository } from './data-access/account-event-repository';
@@ -117,6 +123,7 @@ export function buildWebhooksService(
       knex,
       groupId: config.KAFKA_GROUP_ID,
       fromBeginning: config.KAFKA_FROM_BEGINNING,
+      tuning: consumerFetchTuning(config),
       concurrency: config.CONSUMER_CONCURRENCY,
       recordEvent: fanOutUseCase({
         events,

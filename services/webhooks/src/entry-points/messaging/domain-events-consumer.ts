@@ -9,6 +9,7 @@ import { CatalogItemChange, SUBSCRIBABLE_EVENT_TYPES, TOPICS } from '@ordering/c
 import {
   createConsumer,
   type ConsumerRunner,
+  type ConsumerTuning,
   type EventHandlers,
   type MessagingLogger,
   topicHandler,
@@ -23,6 +24,8 @@ export function domainEventsConsumer(deps: {
   knex: Knex;
   groupId: string;
   fromBeginning: boolean;
+  /** Fetch and group timings (`consumerEnv`'s fetch settings). */
+  tuning?: ConsumerTuning;
   /** Partitions consumed at once. */
   concurrency?: number;
   recordEvent: ReturnType<typeof fanOutUseCase>;
@@ -46,6 +49,7 @@ export function domainEventsConsumer(deps: {
     groupId: deps.groupId,
     fromBeginning: deps.fromBeginning,
     topics: DOMAIN_EVENT_TOPICS,
+    ...deps.tuning,
     ...(deps.concurrency ? { partitionsConsumedConcurrently: deps.concurrency } : {}),
     handlers,
     topicHandlers: {
