@@ -44,7 +44,7 @@ export function consumerEnv(defaultGroupId: string) {
      * fetches, transactions and offset commits per event), an idle one's at most that much later.
      */
     KAFKA_FETCH_MIN_BYTES: env.int(32_768).pipe(z.number().int().min(1).max(16_777_216)),
-    KAFKA_FETCH_MAX_WAIT_MS: env.int(100).pipe(z.number().int().min(10).max(30_000)),
+    KAFKA_FETCH_MAX_WAIT_MS: env.int(250).pipe(z.number().int().min(10).max(30_000)),
   };
 }
 
