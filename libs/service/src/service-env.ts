@@ -32,7 +32,15 @@ export const outboxEnv = {
 };
 
 /** A service that consumes a Kafka topic in a consumer group. */
-export function consumerEnv(defaultGroupId: string) {
+export function consumerEnv(
+  defaultGroupId: string,
+  /**
+   * The fetch defaults: batched (32 KiB or 250 ms) unless the service's readers expect its
+   * consumer's effects at once (`{ fetchMinBytes: 1, fetchMaxWaitMs: 5000 }`: answered as soon as
+   * a message is there; an idle fetch waits 5 s).
+   */
+  fetch: { fetchMinBytes: number; fetchMaxWaitMs: number } = { fetchMinBytes: 32_768, fetchMaxWaitMs: 250 },
+) {
   return {
     /** Consumer group (one per deployment). */
     KAFKA_GROUP_ID: env.string(defaultGroupId),
@@ -43,8 +51,8 @@ export function consumerEnv(defaultGroupId: string) {
      * KAFKA_FETCH_MAX_WAIT_MS: a busy topic's events come in batches of about this size (fewer
      * fetches, transactions and offset commits per event), an idle one's at most that much later.
      */
-    KAFKA_FETCH_MIN_BYTES: env.int(32_768).pipe(z.number().int().min(1).max(16_777_216)),
-    KAFKA_FETCH_MAX_WAIT_MS: env.int(250).pipe(z.number().int().min(10).max(30_000)),
+    KAFKA_FETCH_MIN_BYTES: env.int(fetch.fetchMinBytes).pipe(z.number().int().min(1).max(16_777_216)),
+    KAFKA_FETCH_MAX_WAIT_MS: env.int(fetch.fetchMaxWaitMs).pipe(z.number().int().min(10).max(30_000)),
   };
 }
 

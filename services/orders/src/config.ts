@@ -8,7 +8,9 @@ export const ORDERS_PORT = 8101;
 export const ordersEnv = z.object({
   ...serviceEnv({ name: 'orders', port: ORDERS_PORT }),
   ...outboxEnv,
-  ...consumerEnv('orders'),
+  // The order feed (approval steps and outcomes, fulfilment) is read at once, not batched: an
+  // approver who sees an approval in their queue can read its order, and few messages come anyway.
+  ...consumerEnv('orders', { fetchMinBytes: 1, fetchMaxWaitMs: 5000 }),
   CUSTOMERS_URL: env.url('http://127.0.0.1:8103'),
   CATALOG_URL: env.url('http://127.0.0.1:8102'),
   APPROVALS_URL: env.url('http://127.0.0.1:8104'),
