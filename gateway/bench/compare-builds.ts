@@ -6,22 +6,17 @@
 //   BENCH_SECONDS=8 ROUNDS=3 BENCH_CONNECTIONS=50 BENCH_PORTS=18400-18499
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
+import { processCpuMs } from '@ordering/testing';
 import { freePort, listenOnFreePort } from './bench-ports';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const children: ChildProcess[] = [];
-
-function cpuMs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 async function start(args: string[], env: NodeJS.ProcessEnv, port: number, probe: string) {
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -128,7 +123,7 @@ async function main() {
     await autocannon({ url: `${g.url}/v1/orders/ord_123`, connections: CONNECTIONS, duration: 2, headers });
   for (let round = 0; round < ROUNDS; round++) {
     for (const g of gateways) {
-      const before = cpuMs(g.child.pid);
+      const before = processCpuMs(g.child.pid!);
       const r = await autocannon({
         url: `${g.url}/v1/orders/ord_123`,
         connections: CONNECTIONS,
@@ -138,7 +133,10 @@ async function main() {
       if (r.non2xx || r.errors) console.error(`${g.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
       results
         .get(g.name)!
-        .push({ cpu: ((cpuMs(g.child.pid) - before) * 1000) / r.requests.total, rps: r.requests.average });
+        .push({
+          cpu: ((processCpuMs(g.child.pid!) - before) * 1000) / r.requests.total,
+          rps: r.requests.average,
+        });
     }
   }
   for (const [name, rs] of results) {

@@ -25,13 +25,12 @@
 //   BENCH_PORTS=18400-18499 (every listener in that range; default: any free port)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { signIdentity } from '@ordering/http';
-import { openLoopLoad } from '@ordering/testing';
+import { openLoopLoad, processCpuMs } from '@ordering/testing';
 import { freePort, listenOnFreePort } from './bench-ports';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -120,17 +119,6 @@ async function startJwks() {
   return { server, issuer, audience, token };
 }
 
-/** CPU time a process has used so far, in ms (user + system), from /proc (Linux; 0 elsewhere). */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
-
 interface Figures {
   rps: number;
   p50: number;
@@ -146,11 +134,16 @@ async function measure(
   seconds: number,
   processes: Record<string, Proc> = {},
 ): Promise<Figures> {
-  const before = Object.fromEntries(Object.entries(processes).map(([n, p]) => [n, cpuMs(p.child.pid)]));
+  const before = Object.fromEntries(
+    Object.entries(processes).map(([n, p]) => [n, processCpuMs(p.child.pid!)]),
+  );
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
   const requests = Math.max(1, result.requests.total);
   const cpu = Object.fromEntries(
-    Object.entries(processes).map(([n, p]) => [n, ((cpuMs(p.child.pid) - before[n]!) * 1000) / requests]),
+    Object.entries(processes).map(([n, p]) => [
+      n,
+      ((processCpuMs(p.child.pid!) - before[n]!) * 1000) / requests,
+    ]),
   );
   return {
     rps: result.requests.average,
@@ -173,14 +166,19 @@ async function measureAtRate(
   seconds: number,
   processes: Record<string, Proc>,
 ): Promise<Record<string, number>> {
-  const before = Object.fromEntries(Object.entries(processes).map(([n, p]) => [n, cpuMs(p.child.pid)]));
+  const before = Object.fromEntries(
+    Object.entries(processes).map(([n, p]) => [n, processCpuMs(p.child.pid!)]),
+  );
   const result = await openLoopLoad(() => ({ method: 'GET', url, headers }), { rate, seconds });
   if (result.errors + result.non2xx > 0) {
     throw new Error(`${url} answered ${result.errors + result.non2xx} errors or non-2xx at ${rate} req/s`);
   }
   const requests = Math.max(1, result.rps * seconds);
   return Object.fromEntries(
-    Object.entries(processes).map(([n, p]) => [n, ((cpuMs(p.child.pid) - before[n]!) * 1000) / requests]),
+    Object.entries(processes).map(([n, p]) => [
+      n,
+      ((processCpuMs(p.child.pid!) - before[n]!) * 1000) / requests,
+    ]),
   );
 }
 

@@ -9,25 +9,12 @@
 // Needs a running broker (./dev up's, or the test broker) and PostgreSQL; prints figures.
 import fs from 'node:fs';
 import { exampleOrder, newEvent } from '@ordering/contracts';
-import { createTestDatabase, unique, waitUntil } from '@ordering/testing';
+import { createTestDatabase, processCpuMs, unique, waitUntil } from '@ordering/testing';
 import { createConsumer, createKafka, inboxMigration, outboxMigration } from '../src';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
 const RATE = Number(process.env.BENCH_RATE ?? 300);
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:19092').split(',');
-
-function procCpuMs(pids: number[]): number {
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      total += (Number(f[11]) + Number(f[12])) * 10;
-    } catch {
-      // gone
-    }
-  }
-  return total;
-}
 
 async function main(): Promise<void> {
   const kafka = createKafka({ clientId: unique('consumer-bench'), brokers });
@@ -60,7 +47,7 @@ async function main(): Promise<void> {
     const { rows } = await db.knex.raw<{ rows: { pid: number }[] }>(
       'select pid from pg_stat_activity where datname = current_database()',
     );
-    return new Map(rows.map((r) => [r.pid, procCpuMs([r.pid])]));
+    return new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)]));
   };
 
   async function measure(label: string, perTransaction: number, paced: boolean): Promise<void> {

@@ -8,7 +8,7 @@
 // no planning in it, and the plan printed for a search is the generic one. Buffers do not change
 // with the machine's load and CPU changes much less than times do.
 //   DATABASE_URL=postgres://.../test_catalog_... tsx bench/explain-search.ts [shape ...]
-import { readFileSync } from 'node:fs';
+import { processCpuMs } from '@ordering/testing';
 import { createKnex } from '@ordering/db';
 import { CatalogViewRepository, SEARCH_SESSION_SETTINGS } from '../src/data-access/catalog-view-repository';
 
@@ -18,13 +18,6 @@ const knex = createKnex({
   sessionSettings: SEARCH_SESSION_SETTINGS,
   pool: { min: 1, max: 1 },
 });
-
-/** CPU milliseconds (user + system) the process used so far. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 const RUNS = Number(process.env.RUNS ?? 30);
 
@@ -61,7 +54,7 @@ async function main(): Promise<void> {
     const pid = (backend as { pid: number }[])[0]!.pid;
     // PostgreSQL plans a prepared statement anew for its first five executions in a session.
     for (let run = 0; run < 5; run++) await repo.list(account, { ...shape, limit: 26 });
-    const cpuBefore = cpuMs(pid);
+    const cpuBefore = processCpuMs(pid);
     for (let run = 0; run < RUNS; run++) {
       const started = performance.now();
       if (process.env.PLAN_ONLY === '1')
@@ -69,7 +62,7 @@ async function main(): Promise<void> {
       else await repo.list(account, { ...shape, limit: 26 });
       times.push(performance.now() - started);
     }
-    const cpu = (cpuMs(pid) - cpuBefore) / RUNS;
+    const cpu = (processCpuMs(pid) - cpuBefore) / RUNS;
     times.sort((a, b) => a - b);
     // The statement as sent ($n placeholders), on a connection of the pool.
     const connection = (await knex.client.acquireConnection()) as {

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { openLoopLoad } from '@ordering/testing';
+import { openLoopLoad, processCpuMs } from '@ordering/testing';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -50,20 +50,6 @@ function pidOfPort(port: string): number | undefined {
   const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`]).toString();
   const match = /pid=(\d+)/.exec(out);
   return match ? Number(match[1]) : undefined;
-}
-
-function cpuSeconds(pids: number[]): number {
-  const tick = 100; // USER_HZ
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) / tick;
-    } catch {
-      // exited
-    }
-  }
-  return total;
 }
 
 /**
@@ -198,9 +184,13 @@ async function main(): Promise<void> {
   // After the warm-up, each service's pool holds its connections (a pool keeps none while idle).
   const backends = platformBackends();
   Object.assign(procs, backends);
-  const before = Object.fromEntries(Object.entries(procs).map(([k, pids]) => [k, cpuSeconds(pids)]));
+  const before = Object.fromEntries(
+    Object.entries(procs).map(([k, pids]) => [k, processCpuMs(...pids) / 1000]),
+  );
   const max = await run(gateway, body, tokens, { seconds: SECONDS });
-  const after = Object.fromEntries(Object.entries(procs).map(([k, pids]) => [k, cpuSeconds(pids)]));
+  const after = Object.fromEntries(
+    Object.entries(procs).map(([k, pids]) => [k, processCpuMs(...pids) / 1000]),
+  );
   const placed = max['2xx'];
   const perSecond = placed / SECONDS;
   const half = Math.max(1, Math.floor(perSecond / 2));
