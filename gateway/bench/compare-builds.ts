@@ -131,12 +131,10 @@ async function main() {
         headers,
       });
       if (r.non2xx || r.errors) console.error(`${g.name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-      results
-        .get(g.name)!
-        .push({
-          cpu: ((processCpuMs(g.child.pid!) - before) * 1000) / r.requests.total,
-          rps: r.requests.average,
-        });
+      results.get(g.name)!.push({
+        cpu: ((processCpuMs(g.child.pid!) - before) * 1000) / r.requests.total,
+        rps: r.requests.average,
+      });
     }
   }
   for (const [name, rs] of results) {
