@@ -27,9 +27,6 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const PORT = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : undefined;
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
 
-/** User + system CPU seconds of the processes (0 for one that is gone). */
-const cpuSeconds = (pids: number[]) => processCpuMs(...pids) / 1000;
-
 async function main(): Promise<void> {
   const kafka = await startTestKafka();
   const db = await createTestDatabase({ service: 'customers', migrations });
@@ -109,15 +106,15 @@ async function main(): Promise<void> {
     await run(2_000); // warm-up: JIT, the pool's connections
     const pgPids = await sessions();
     // What the service costs with no reads at all (its jobs, relays, pool), per second.
-    const idleBefore = cpuSeconds([customers.pid, ...pgPids]);
+    const idleBefore = processCpuMs(customers.pid, ...pgPids);
     await new Promise((resolve) => setTimeout(resolve, 5_000));
-    const idleMsPerSecond = ((cpuSeconds([customers.pid, ...pgPids]) - idleBefore) * 1000) / 5;
-    const before = { node: cpuSeconds([customers.pid]), pg: cpuSeconds(pgPids) };
+    const idleMsPerSecond = (processCpuMs(customers.pid, ...pgPids) - idleBefore) / 5;
+    const before = { node: processCpuMs(customers.pid), pg: processCpuMs(...pgPids) };
     const started = performance.now();
     await run(READS);
     const seconds = (performance.now() - started) / 1000;
-    const nodeMs = ((cpuSeconds([customers.pid]) - before.node) * 1000) / READS;
-    const pgMs = ((cpuSeconds([...new Set([...pgPids, ...(await sessions())])]) - before.pg) * 1000) / READS;
+    const nodeMs = (processCpuMs(customers.pid) - before.node) / READS;
+    const pgMs = (processCpuMs(...new Set([...pgPids, ...(await sessions())])) - before.pg) / READS;
     console.log(
       `${READS} lineage reads (${CONCURRENCY} connections, ${(READS / seconds).toFixed(0)}/s): ` +
         `customers process ${(nodeMs * 1000).toFixed(0)} µs, its PostgreSQL sessions ${(pgMs * 1000).toFixed(0)} µs, ` +

@@ -184,13 +184,9 @@ async function main(): Promise<void> {
   // After the warm-up, each service's pool holds its connections (a pool keeps none while idle).
   const backends = platformBackends();
   Object.assign(procs, backends);
-  const before = Object.fromEntries(
-    Object.entries(procs).map(([k, pids]) => [k, processCpuMs(...pids) / 1000]),
-  );
+  const before = Object.fromEntries(Object.entries(procs).map(([k, pids]) => [k, processCpuMs(...pids)]));
   const max = await run(gateway, body, tokens, { seconds: SECONDS });
-  const after = Object.fromEntries(
-    Object.entries(procs).map(([k, pids]) => [k, processCpuMs(...pids) / 1000]),
-  );
+  const after = Object.fromEntries(Object.entries(procs).map(([k, pids]) => [k, processCpuMs(...pids)]));
   const placed = max['2xx'];
   const perSecond = placed / SECONDS;
   const half = Math.max(1, Math.floor(perSecond / 2));
@@ -232,8 +228,7 @@ async function main(): Promise<void> {
   line('pgbench: order + 4 lines, committed (tps)', `${pgTps.toFixed(0)}   (8 clients, 10 s)`);
   line('orders/s as a share of pgbench', `${((perSecond / pgTps) * 100).toFixed(0)} %`);
   console.log('\nCPU per order placed (ms, from /proc during the max run):');
-  const perOrder = (name: string) =>
-    (((after[name] ?? 0) - (before[name] ?? 0)) * 1000) / Math.max(1, placed);
+  const perOrder = (name: string) => ((after[name] ?? 0) - (before[name] ?? 0)) / Math.max(1, placed);
   for (const name of Object.keys(procs).filter((n) => !(n in backends))) {
     line(`  ${name}`, perOrder(name).toFixed(2));
   }
