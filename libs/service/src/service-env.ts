@@ -31,16 +31,23 @@ export const outboxEnv = {
   OUTBOX_RELAY_LINGER_MS: env.int(20).pipe(z.number().int().min(0).max(1000)),
 };
 
+/** A consumer's fetch defaults (`consumerEnv`). */
+export interface FetchDefaults {
+  fetchMinBytes: number;
+  fetchMaxWaitMs: number;
+}
+
+/** Events in batches of about 32 KiB, each at most 250 ms late: the default. */
+export const FETCH_BATCHED: FetchDefaults = { fetchMinBytes: 32_768, fetchMaxWaitMs: 250 };
+
+/**
+ * Each message as soon as it is there (an idle fetch waits 5 s), for a consumer whose readers
+ * expect its effects at once.
+ */
+export const FETCH_AT_ONCE: FetchDefaults = { fetchMinBytes: 1, fetchMaxWaitMs: 5000 };
+
 /** A service that consumes a Kafka topic in a consumer group. */
-export function consumerEnv(
-  defaultGroupId: string,
-  /**
-   * The fetch defaults: batched (32 KiB or 250 ms) unless the service's readers expect its
-   * consumer's effects at once (`{ fetchMinBytes: 1, fetchMaxWaitMs: 5000 }`: answered as soon as
-   * a message is there; an idle fetch waits 5 s).
-   */
-  fetch: { fetchMinBytes: number; fetchMaxWaitMs: number } = { fetchMinBytes: 32_768, fetchMaxWaitMs: 250 },
-) {
+export function consumerEnv(defaultGroupId: string, fetch: FetchDefaults = FETCH_BATCHED) {
   return {
     /** Consumer group (one per deployment). */
     KAFKA_GROUP_ID: env.string(defaultGroupId),

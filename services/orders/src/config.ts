@@ -1,6 +1,6 @@
 // The orders service's environment, checked at start-up.
 import { env, loadConfig } from '@ordering/config';
-import { consumerEnv, outboxEnv, serviceEnv } from '@ordering/service';
+import { FETCH_AT_ONCE, consumerEnv, outboxEnv, serviceEnv } from '@ordering/service';
 import { z } from 'zod';
 
 export const ORDERS_PORT = 8101;
@@ -10,7 +10,7 @@ export const ordersEnv = z.object({
   ...outboxEnv,
   // The order feed (approval steps and outcomes, fulfilment) is read at once, not batched: an
   // approver who sees an approval in their queue can read its order, and few messages come anyway.
-  ...consumerEnv('orders', { fetchMinBytes: 1, fetchMaxWaitMs: 5000 }),
+  ...consumerEnv('orders', FETCH_AT_ONCE),
   CUSTOMERS_URL: env.url('http://127.0.0.1:8103'),
   CATALOG_URL: env.url('http://127.0.0.1:8102'),
   APPROVALS_URL: env.url('http://127.0.0.1:8104'),
