@@ -182,6 +182,9 @@ async function main(): Promise<void> {
 
   await run(gateway, body, tokens, { seconds: 3 }); // warm-up
   // After the warm-up, each service's pool holds its connections (a pool keeps none while idle).
+  // Every postgres process of the machine read again: the backends the warm-up opened would be
+  // missing otherwise, and the line would count less than the platform's backends alone.
+  procs.postgresql = postgresPids();
   const backends = platformBackends();
   Object.assign(procs, backends);
   const before = Object.fromEntries(Object.entries(procs).map(([k, pids]) => [k, processCpuMs(...pids)]));
