@@ -253,6 +253,8 @@ describe('developer portal: webhook subscriptions and their deliveries', () => {
       status = 503;
       await page.goto(subscriptionUrl);
       await page.getByRole('button', { name: 'Send a test event' }).click();
+      // The form's answer first: a reload while its navigation is still under way loses the page.
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(/Test event sent/);
       await waitUntil(
         async () => {
           await page.reload();
