@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '.local/**', 'coverage/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/.dist-staging-*/**', '.local/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

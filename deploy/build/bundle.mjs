@@ -13,11 +13,20 @@
 //     workspace library, which pnpm does not hoist) are linked into dist/node_modules.
 // When the package depends (directly or not) on @ordering/telemetry, its register module is
 // bundled too, as dist/register-telemetry.js, for `node --require dist/register-telemetry.js`.
+//
+// The output is written to a staging folder beside dist/ and then moved into dist/ file by file,
+// each by an atomic rename, and only where it differs: a process starting from dist/ while the
+// bundle is rebuilt (the test run starts services while its `./dev up` test rebuilds them) reads
+// either the old file or the new one, never a missing or half-written one.
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -79,14 +88,47 @@ function collectExternals(packages) {
   return externals;
 }
 
-async function bundle(packageDir) {
-  const dir = path.resolve(packageDir);
+/** Whether `a` and `b` are the same file contents, or symbolic links to the same place. */
+function sameEntry(a, b) {
+  const [sa, sb] = [lstatSync(a, { throwIfNoEntry: false }), lstatSync(b, { throwIfNoEntry: false })];
+  if (!sa || !sb) return false;
+  if (sa.isSymbolicLink() || sb.isSymbolicLink()) {
+    return sa.isSymbolicLink() && sb.isSymbolicLink() && readlinkSync(a) === readlinkSync(b);
+  }
+  return sa.isFile() && sb.isFile() && sa.size === sb.size && readFileSync(a).equals(readFileSync(b));
+}
+
+/**
+ * Makes `target` hold what `staging` holds: each changed file or link renamed into place (atomic),
+ * unchanged ones left alone, the ones the new build no longer has removed; then `staging` goes.
+ */
+function publish(staging, target) {
+  mkdirSync(target, { recursive: true });
+  const staged = new Set(readdirSync(staging));
+  for (const name of staged) {
+    const from = path.join(staging, name);
+    const to = path.join(target, name);
+    const stat = lstatSync(from);
+    if (stat.isDirectory()) {
+      if (lstatSync(to, { throwIfNoEntry: false })?.isDirectory() === false) rmSync(to, { force: true });
+      publish(from, to);
+    } else if (!sameEntry(from, to)) {
+      if (lstatSync(to, { throwIfNoEntry: false })?.isDirectory())
+        rmSync(to, { recursive: true, force: true });
+      renameSync(from, to);
+    }
+  }
+  for (const name of readdirSync(target)) {
+    if (!staged.has(name)) rmSync(path.join(target, name), { recursive: true, force: true });
+  }
+  rmSync(staging, { recursive: true, force: true });
+}
+
+/** Writes the bundle of the package in `dir` into `outdir`; what it wrote, for the summary line. */
+async function buildInto(dir, outdir) {
   const packages = collectPackages(dir);
   const { manifest } = packages[0];
   const externals = collectExternals(packages);
-  const outdir = path.join(dir, 'dist');
-  rmSync(outdir, { recursive: true, force: true });
-  mkdirSync(outdir, { recursive: true });
 
   const entryPoints = { start: path.join(dir, 'src', 'start.ts') };
   const telemetry = packages.find((p) => p.manifest.name === `${WORKSPACE_SCOPE}telemetry`);
@@ -148,13 +190,29 @@ async function bundle(packageDir) {
   }
 
   const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-  process.stdout.write(
+  return (
     `${manifest.name}: ${Object.keys(entryPoints)
       .map((e) => `dist/${e}.js`)
       .join(', ')} (${Math.round(bytes / 1024)} KiB with maps), ${externals.size} external dependencies` +
-      (linked.length > 0 ? `, linked for this checkout: ${linked.join(', ')}` : '') +
-      '\n',
+    (linked.length > 0 ? `, linked for this checkout: ${linked.join(', ')}` : '')
   );
+}
+
+async function bundle(packageDir) {
+  const dir = path.resolve(packageDir);
+  // A sibling of dist/, so that the source maps' relative paths are the same as from dist/.
+  const staging = path.join(dir, `.dist-staging-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  let summary;
+  try {
+    summary = await buildInto(dir, staging);
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+  publish(staging, path.join(dir, 'dist'));
+  process.stdout.write(`${summary}\n`);
 }
 
 const target = process.argv[2];

@@ -17,6 +17,7 @@ import { parse } from 'yaml';
 import pg from 'pg';
 import { withDatabase } from '@ordering/db';
 import { PG_ADMIN_URL, REDIS_URL, startTestIssuer, type TestIssuer } from '@ordering/testing';
+import { bundleCopy } from './support/bundle-package';
 
 const run = promisify(execFile);
 const repoRoot = path.resolve(__dirname, '..', '..');
@@ -34,28 +35,9 @@ const database = `test_container_customers_${suffix}`;
 
 jest.setTimeout(180_000);
 
-/**
- * Runs the bundler on a package as the image build does, writing to a package directory outside the
- * checkout whose sources and node_modules are the checkout's (links): the same inputs and script,
- * without rewriting <package>/dist under tests that run the checkout's bundle at the same time.
- */
-async function bundle(packageDir: string): Promise<string> {
-  const source = path.join(repoRoot, packageDir);
-  const copy = path.join(
-    fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-bundle-')),
-    path.basename(packageDir),
-  );
-  fs.mkdirSync(copy);
-  for (const entry of fs.readdirSync(source)) {
-    if (entry !== 'dist') fs.symlinkSync(path.join(source, entry), path.join(copy, entry));
-  }
-  await run(process.execPath, [path.join(repoRoot, 'deploy/build/bundle.mjs'), copy], { cwd: repoRoot });
-  return copy;
-}
-
 /** Bundles a package and assembles its image file set in a fresh directory outside the workspace. */
 async function assemble(packageDir: string): Promise<string> {
-  const bundled = await bundle(packageDir);
+  const bundled = await bundleCopy(packageDir);
   const out = fs.mkdtempSync(path.join(os.tmpdir(), `ordering-image-${path.basename(packageDir)}-`));
   try {
     await run(process.execPath, [path.join(repoRoot, 'deploy/docker/assemble-runtime.mjs'), bundled, out], {
