@@ -7,13 +7,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { repoRoot } from '../../helm-tool/chart';
 
 const run = promisify(execFile);
-export const repoRoot = path.resolve(__dirname, '..', '..', '..');
 const bundler = path.join(repoRoot, 'deploy/build/bundle.mjs');
 
 /** A new directory outside the checkout standing for `packageDir` (relative to the repository), its dist/ not copied. */
-export function linkedPackageCopy(packageDir: string): string {
+function linkedPackageCopy(packageDir: string): string {
   const source = path.join(repoRoot, packageDir);
   const copy = path.join(
     fs.mkdtempSync(path.join(os.tmpdir(), 'ordering-bundle-')),
