@@ -5,6 +5,8 @@
 //
 //   trivial upstream: a JSON hello-world (json-upstream.ts) behind GET /v1/orders/{id}
 //     direct | through the gateway (telemetry on) | through the gateway (telemetry off)
+//     | through the floor forwarder (floor-forwarder.ts: the Redis round trip and the forwarding
+//       alone, the least any gateway on this path does; a reference, not a target)
 //   DB-backed GET: the real customers service, GET /v1/customers/{cust_id} (reach check + read)
 //     direct, telemetry on | direct, telemetry off | through the gateway, both on
 //
@@ -225,6 +227,21 @@ async function main(): Promise<void> {
     '/v1/orders/ord_123',
   );
 
+  const floorPort = await freePort();
+  const floor = await startProcess(
+    ['--import', 'tsx', path.join(__dirname, 'floor-forwarder.ts')],
+    {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(floorPort),
+      ORDERS_URL: upstream.url,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: `bench:${randomUUID()}:`,
+    },
+    floorPort,
+    '/healthz',
+  );
+
   const customers = async (on: boolean): Promise<Proc> => {
     const port = await freePort();
     return startProcess(
@@ -337,6 +354,10 @@ async function main(): Promise<void> {
       run: () => measure(`${gatewayOff.url}${orderPath}`, bearer, SECONDS, { gateway: gatewayOff }),
     },
     {
+      name: 'trivial: floor forwarder',
+      run: () => measure(`${floor.url}${orderPath}`, bearer, SECONDS, { forwarder: floor }),
+    },
+    {
       name: 'DB GET: direct, telemetry on',
       run: () => measure(`${customersOn.url}${customerPath}`, direct, SECONDS, { service: customersOn }),
     },
@@ -365,6 +386,7 @@ async function main(): Promise<void> {
       [`${upstream.url}${orderPath}`, bearer],
       [`${gatewayOn.url}${orderPath}`, bearer],
       [`${gatewayOff.url}${orderPath}`, bearer],
+      [`${floor.url}${orderPath}`, bearer],
       [`${customersOn.url}${customerPath}`, direct],
       [`${customersOff.url}${customerPath}`, direct],
       [`${gatewayOn.url}${customerPath}`, bearer],
@@ -448,6 +470,12 @@ async function main(): Promise<void> {
     );
     console.log(
       `  gateway / direct, DB-backed GET, telemetry on: ${dbRatio.toFixed(2)}x (target >= 0.8)  ${verdict(dbRatio >= 0.8)}`,
+    );
+    const floorRatio = rps('trivial: floor forwarder') / rps('trivial: direct');
+    const floorCpu = cpuOf('trivial: floor forwarder', 'forwarder');
+    console.log(
+      `  reference: the floor forwarder / direct, trivial upstream: ${floorRatio.toFixed(2)}x at ${floorCpu.toFixed(0)} µs ` +
+        `per request; the gateway costs ${(gwOff / floorCpu).toFixed(1)}x that with telemetry off, ${(gwOn / floorCpu).toFixed(1)}x on`,
     );
     const { exports, spansBytes } = sink.stats();
     console.log(
