@@ -33,6 +33,25 @@ export const idempotencyMigration = {
   },
 };
 
+/**
+ * The stored response as its text: `json` keeps the body as written (key order included), so a
+ * replay answers the original bytes; `jsonb` reordered the keys of every object. Its name sorts
+ * after every service's own migrations so far: each lists it last.
+ */
+export const idempotencyVerbatimResponseMigration = {
+  name: '20261124030000_idempotency_verbatim_response',
+  async up(knex: Knex): Promise<void> {
+    await knex.raw(`alter table ?? alter column response_body type json using response_body::json`, [
+      IDEMPOTENCY_TABLE,
+    ]);
+  },
+  async down(knex: Knex): Promise<void> {
+    await knex.raw(`alter table ?? alter column response_body type jsonb using response_body::jsonb`, [
+      IDEMPOTENCY_TABLE,
+    ]);
+  },
+};
+
 export interface StoredResponse {
   status: number;
   body: unknown;

@@ -1,14 +1,22 @@
 // The idempotency store on its own: expiry after the window, take-over of abandoned claims, purge.
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@ordering/testing';
-import { IdempotencyStore, idempotencyMigration, requestFingerprint } from '../src';
+import {
+  IdempotencyStore,
+  idempotencyMigration,
+  idempotencyVerbatimResponseMigration,
+  requestFingerprint,
+} from '../src';
 
 let db: TestDatabase;
 let now = new Date('2026-11-22T10:00:00Z');
 let store: IdempotencyStore;
 
 beforeAll(async () => {
-  db = await createTestDatabase({ service: 'idempotency', migrations: [idempotencyMigration] });
+  db = await createTestDatabase({
+    service: 'idempotency',
+    migrations: [idempotencyMigration, idempotencyVerbatimResponseMigration],
+  });
   store = new IdempotencyStore(db.knex, { now: () => now, ttlMs: 24 * 3600_000, lockTimeoutMs: 60_000 });
 });
 afterAll(() => db?.drop());
@@ -40,6 +48,15 @@ it('replays within 24 h; after the window the key is new again', async () => {
   });
   advance(2 * 3600_000);
   expect(await store.claim('client', key, 'f2')).toEqual({ kind: 'claimed' });
+});
+
+it('a replay answers the stored body as it was written, keys in their order', async () => {
+  const key = randomUUID();
+  const body = { id: 'ord_1', object: 'order', status: 'approved', items: [{ quantity: 2, item_code: 'A' }] };
+  await store.claim('client', key, 'f1');
+  await db.knex.transaction((trx) => store.complete(trx, 'client', key, { status: 201, body }));
+  const replay = await store.claim('client', key, 'f1');
+  expect(replay.kind === 'replay' && JSON.stringify(replay.response.body)).toBe(JSON.stringify(body));
 });
 
 it('a claim whose request never finished may be taken over after the lock timeout', async () => {

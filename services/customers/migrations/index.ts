@@ -1,7 +1,7 @@
 // The customers service's migrations, in order (the messaging tables first, as their names sort).
 import type { Migration } from '@ordering/db';
 import { inboxMigration, outboxMigration } from '@ordering/messaging';
-import { idempotencyMigration } from '@ordering/idempotency';
+import { idempotencyMigration, idempotencyVerbatimResponseMigration } from '@ordering/idempotency';
 import { accountsMigration } from './accounts-migration';
 import { usersMigration } from './users-migration';
 
@@ -11,4 +11,5 @@ export const migrations: Migration[] = [
   accountsMigration,
   usersMigration,
   idempotencyMigration,
+  idempotencyVerbatimResponseMigration,
 ];

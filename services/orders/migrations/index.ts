@@ -1,6 +1,6 @@
 // The orders service's migrations, in order (the messaging tables first, as their names sort).
 import type { Migration } from '@ordering/db';
-import { idempotencyMigration } from '@ordering/idempotency';
+import { idempotencyMigration, idempotencyVerbatimResponseMigration } from '@ordering/idempotency';
 import { inboxMigration, outboxMigration } from '@ordering/messaging';
 import { ordersMigration } from './orders-migration';
 
@@ -9,4 +9,5 @@ export const migrations: Migration[] = [
   inboxMigration,
   idempotencyMigration,
   ordersMigration,
+  idempotencyVerbatimResponseMigration,
 ];

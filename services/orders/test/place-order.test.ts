@@ -300,6 +300,8 @@ describe('placing an order', () => {
     expect(replay.status).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(replay.body.id).toBe(rows[0].id);
+    // The original bytes, not an equal document with its keys in another order.
+    expect(replay.text).toBe(created[0]!.text);
     const reused = await place({ ...body, po_number: 'other' }, s.users.shopper, s.root, {
       'Idempotency-Key': key,
     });

@@ -1,6 +1,6 @@
 // The webhooks service's migrations, in order.
 import type { Migration } from '@ordering/db';
-import { idempotencyMigration } from '@ordering/idempotency';
+import { idempotencyMigration, idempotencyVerbatimResponseMigration } from '@ordering/idempotency';
 import { inboxMigration } from '@ordering/messaging';
 import { accountEventsMigration } from './account-events-migration';
 import { deliveryTraceMigration } from './delivery-trace-migration';
@@ -12,4 +12,5 @@ export const migrations: Migration[] = [
   idempotencyMigration,
   webhooksMigration,
   deliveryTraceMigration,
+  idempotencyVerbatimResponseMigration,
 ];
