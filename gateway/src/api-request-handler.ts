@@ -3,10 +3,11 @@
 // in the path parameters and the query (422 naming the parameter), then forward it to the service
 // with the caller's identity signed into a header. A request with a valid token to a path that
 // has no route is admitted the same way before its 404 (or 405), so that every answer to an
-// authenticated request carries the rate-limit headers and counts against its bucket.
+// authenticated request carries the rate-limit headers and counts against its bucket. A request
+// without a verified token counts against its client address's bucket and carries its headers.
 import type { ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import { AuthenticationError, RateLimitError, UnavailableError, type AppError } from '@ordering/errors';
+import { AuthenticationError, UnavailableError, type AppError } from '@ordering/errors';
 import {
   type PlainRequest,
   type PlainRequestContext,
@@ -24,6 +25,7 @@ import {
   tracer,
 } from '@ordering/telemetry';
 import { bearerTokenOf } from './auth/bearer-token';
+import { clientAddress } from './auth/client-address';
 import { assertScopes } from './auth/scope-policy';
 import { SignedIdentities } from './auth/signed-identity';
 import type { TokenAdmission } from './auth/token-admission';
@@ -31,7 +33,7 @@ import type { TokenVerifier } from './auth/token-verifier';
 import { upstreamRequestHeaders } from './proxy/forwarded-headers';
 import { forwardRequest, type ForwardOptions } from './proxy/forward-request';
 import type { UpstreamPools } from './proxy/upstream-pools';
-import { setRateLimitHeaders } from './rate-limit/rate-limit-headers';
+import { enforceRateLimit, setRateLimitHeaders } from './rate-limit/rate-limit-headers';
 import type { AccessTokenClaims } from './auth/access-token-claims';
 import { MethodNotAllowedError, type RouteMatch, unknownPath } from './route-matcher';
 
@@ -61,14 +63,33 @@ export type ApiRequestHandler = (
 export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
   const identities = new SignedIdentities(deps.identitySecret);
 
+  const limitPerSecond = deps.admission.rateLimiter.params.refillPerSecond;
+
   /** Revocation and the rate limit for a verified token; the rate-limit headers are set. */
   const admit = async (claims: AccessTokenClaims, res: ServerResponse) => {
     const { revoked, bucket } = await deps.admission.admit(claims);
-    setRateLimitHeaders(res, deps.admission.rateLimiter.params.refillPerSecond, bucket);
-    if (revoked) throw new AuthenticationError('The bearer token has been revoked');
-    if (!bucket.allowed) {
-      platformMetrics().rateLimitRefusals.add(1);
-      throw new RateLimitError(bucket.retryAfterSeconds);
+    if (revoked) {
+      setRateLimitHeaders(res, limitPerSecond, bucket);
+      throw new AuthenticationError('The bearer token has been revoked');
+    }
+    enforceRateLimit(res, limitPerSecond, bucket);
+  };
+
+  /** The rate limit of a request without a verified token: its client address's bucket. */
+  const admitAnonymous = async (req: PlainRequest, res: ServerResponse) =>
+    enforceRateLimit(
+      res,
+      limitPerSecond,
+      await deps.admission.admitAddress(clientAddress(req, deps.trustProxy)),
+    );
+
+  /** The verified claims; a request whose token fails takes from its address's bucket first. */
+  const verified = async (req: PlainRequest, res: ServerResponse): Promise<AccessTokenClaims> => {
+    try {
+      return await deps.verifier.verify(bearerTokenOf(req.headers.authorization));
+    } catch (err) {
+      await admitAnonymous(req, res);
+      throw err;
     }
   };
 
@@ -79,7 +100,7 @@ export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
   const authenticate = async (req: PlainRequest, res: ServerResponse): Promise<AccessTokenClaims> => {
     const span = tracer().startSpan('gateway admission');
     try {
-      const claims = await deps.verifier.verify(bearerTokenOf(req.headers.authorization));
+      const claims = await verified(req, res);
       if (span.isRecording()) {
         const who = { [ATTR.custId]: claims.cust_id, [ATTR.clientId]: claims.client_id };
         span.setAttributes(who);
@@ -119,18 +140,20 @@ export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
 
   /**
    * No route: a request carrying a valid token is admitted (headers, bucket) before `notFound`;
-   * one without a valid token gets `notFound` alone (a path that does not exist reveals nothing).
+   * one without a valid token takes from its address's bucket and gets `notFound` (not a 401: a
+   * path that does not exist reveals nothing).
    */
   const refuseUnrouted = async (req: PlainRequest, res: ServerResponse, notFound: AppError) => {
+    let claims: AccessTokenClaims | undefined;
     if (req.headers.authorization !== undefined) {
-      let claims: AccessTokenClaims | undefined;
       try {
         claims = await deps.verifier.verify(bearerTokenOf(req.headers.authorization));
       } catch {
         claims = undefined;
       }
-      if (claims) await admit(claims, res);
     }
+    if (claims) await admit(claims, res);
+    else await admitAnonymous(req, res);
     throw notFound;
   };
 

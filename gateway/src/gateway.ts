@@ -11,6 +11,7 @@ import type { GatewayConfig } from './config';
 import { openApiDocument } from './openapi-document';
 import { openApiEndpoint } from './openapi/openapi-endpoint';
 import { UpstreamPools } from './proxy/upstream-pools';
+import { addressRateLimit } from './rate-limit/address-rate-limit';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { createRedisConnection } from './redis-connection';
 import { gatewayRequestListener } from './request-listener';
@@ -58,6 +59,14 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
     }),
   );
 
+  const admission = new TokenAdmission(
+    new RevocationList(config.REDIS_KEY_PREFIX),
+    new RateLimiter(
+      redis,
+      { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND },
+      config.REDIS_KEY_PREFIX,
+    ),
+  );
   const app = createGatewayApp({
     service: config.SERVICE_NAME,
     logger,
@@ -70,6 +79,7 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
       },
     ],
     ownRoutes: { '/v1/openapi.json': serveOpenApi },
+    rateLimit: addressRateLimit(admission, config.TRUST_PROXY),
   });
   const api = apiRequestHandler({
     verifier: createTokenVerifier({
@@ -81,14 +91,7 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
       jwksRequestsPerMinute: config.JWKS_REQUESTS_PER_MINUTE,
       jwksTimeoutMs: config.JWKS_TIMEOUT_MS,
     }),
-    admission: new TokenAdmission(
-      new RevocationList(config.REDIS_KEY_PREFIX),
-      new RateLimiter(
-        redis,
-        { capacity: config.RATE_LIMIT_CAPACITY, refillPerSecond: config.RATE_LIMIT_REFILL_PER_SECOND },
-        config.REDIS_KEY_PREFIX,
-      ),
-    ),
+    admission,
     pools,
     identitySecret: config.INTERNAL_IDENTITY_SECRET,
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,

@@ -110,6 +110,57 @@ describe('rate limit per token (shared bucket in Redis)', () => {
   });
 });
 
+describe('requests without a valid token: the bucket of their client address', () => {
+  let h: Harness;
+  let client: Pool;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    client = gatewayClient(h.url);
+  });
+  afterAll(async () => {
+    await client.close();
+    await h.stop();
+  });
+
+  const expectHeaders = (res: request.Response) => {
+    expect(res.headers['x-ratelimit-limit']).toBe('120');
+    expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThanOrEqual(239);
+    expect(res.headers['x-ratelimit-reset']).toMatch(/^[12]$/);
+  };
+
+  it("puts the address's rate-limit headers on a 401, an unknown path's 404 and the OpenAPI document", async () => {
+    const unauthorized = await request(h.url).get('/v1/orders').set('Authorization', 'Bearer not-a-token');
+    expectApiError(unauthorized, 401, 'authentication_error', 'invalid_token');
+    expect(unauthorized.headers['x-ratelimit-remaining']).toBe('239');
+    expectHeaders(unauthorized);
+    const missing = await request(h.url).get('/v1/orders');
+    expectApiError(missing, 401, 'authentication_error', 'invalid_token');
+    expectHeaders(missing);
+    const unknown = await request(h.url).get('/v1/no-such-thing');
+    expectApiError(unknown, 404, 'invalid_request', 'resource_missing');
+    expectHeaders(unknown);
+    const document = await request(h.url).get('/v1/openapi.json').expect(200);
+    expectHeaders(document);
+    // Probes are not API answers.
+    const live = await request(h.url).get('/healthz').expect(200);
+    expect(live.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('refuses a flood of bad tokens from one address with 429; a valid token keeps its own bucket', async () => {
+    const result = await burst(client, '/v1/orders', 'forged', BURST);
+    const refused = result.statuses.filter((s) => s === 401).length;
+    expect(refused + result.limited).toBe(BURST);
+    expect(refused).toBeGreaterThanOrEqual(CAPACITY - 10); // the test above took a few
+    expect(refused).toBeLessThanOrEqual(CAPACITY + Math.ceil(refill(result.endedAt - result.startedAt)) + 1);
+    expectLimitedResponse(result);
+    await request(h.url)
+      .get('/v1/orders')
+      .set('Authorization', `Bearer ${h.issuer.mint({ scope: 'orders:read' })}`)
+      .expect(200);
+  });
+});
+
 const unavailableWarnings = (h: Harness) =>
   h.logs.lines().filter((l) => l.level === 'warn' && String(l.msg).startsWith('Redis is unavailable'));
 

@@ -1,7 +1,8 @@
 // Whether a verified token may make this request now: not revoked, and a token left in its
 // rate-limit bucket. Both come from one Redis script run (one round trip). While Redis is
 // unusable, revocations cannot be checked (the gateway fails open, logged and shown by /readyz)
-// and the in-process bucket limits the rate.
+// and the in-process bucket limits the rate. Requests without a verified token are limited by
+// their client address.
 import type { TakeResult } from '../rate-limit/token-bucket';
 import type { RateLimiter } from '../rate-limit/rate-limiter';
 import type { AccessTokenClaims } from './access-token-claims';
@@ -24,5 +25,15 @@ export class TokenAdmission {
       this.revocations.keysOf(claims),
     );
     return { bucket, revoked: values !== undefined && this.revocations.refuses(claims, values) };
+  }
+
+  /**
+   * A request without a verified token (a 401, or an unknown path asked without one) takes from
+   * the bucket of its client address instead, the same size as a token's: its answer carries the
+   * rate-limit headers like every other, and a flood of bad tokens from one address is refused with
+   * 429. There is nothing to revoke.
+   */
+  async admitAddress(address: string): Promise<TakeResult> {
+    return (await this.rateLimiter.takeAndRead(`addr:${address}`, [])).bucket;
   }
 }

@@ -12,8 +12,8 @@ export const HEADER_COMPONENTS: Record<string, JsonObject> = {
   },
   'X-RateLimit-Limit': {
     description:
-      "Requests per second refilled into the token's bucket (120). Present once the bearer token is " +
-      'verified (not on a 401 for a bad token or on a routing error).',
+      "Requests per second refilled into the bucket (120): the bearer token's, or for a request " +
+      "without a valid token (a 401, an unknown path asked without one) its client address's.",
     schema: integer,
   },
   'X-RateLimit-Remaining': {

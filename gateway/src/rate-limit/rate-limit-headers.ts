@@ -1,4 +1,7 @@
-// The rate-limit headers every response after authentication carries (decisions.md "Rate limits").
+// The rate-limit headers every API answer carries (decisions.md "Rate limits"), and the 429 of an
+// empty bucket.
+import { RateLimitError } from '@ordering/errors';
+import { platformMetrics } from '@ordering/telemetry';
 import type { TakeResult } from './token-bucket';
 
 export function setRateLimitHeaders(
@@ -9,4 +12,17 @@ export function setRateLimitHeaders(
   res.setHeader('X-RateLimit-Limit', String(limitPerSecond));
   res.setHeader('X-RateLimit-Remaining', String(result.remaining));
   res.setHeader('X-RateLimit-Reset', String(result.resetSeconds));
+}
+
+/** Sets the headers of `result`; throws 429 `rate_limit_exceeded` when its bucket was empty. */
+export function enforceRateLimit(
+  res: { setHeader(name: string, value: string): unknown },
+  limitPerSecond: number,
+  result: TakeResult,
+): void {
+  setRateLimitHeaders(res, limitPerSecond, result);
+  if (!result.allowed) {
+    platformMetrics().rateLimitRefusals.add(1);
+    throw new RateLimitError(result.retryAfterSeconds);
+  }
 }
