@@ -32,6 +32,7 @@ import type { TokenAdmission } from './auth/token-admission';
 import type { TokenVerifier } from './auth/token-verifier';
 import { upstreamRequestHeaders } from './proxy/forwarded-headers';
 import { forwardRequest, type ForwardOptions } from './proxy/forward-request';
+import type { IdempotencyKeyEndpoints } from './idempotency/idempotency-key-endpoints';
 import type { UpstreamPools } from './proxy/upstream-pools';
 import { enforceRateLimit, setRateLimitHeaders } from './rate-limit/rate-limit-headers';
 import type { AccessTokenClaims } from './auth/access-token-claims';
@@ -46,6 +47,10 @@ export interface ApiRequestDeps {
   upstreamTimeoutMs: number;
   bodyLimitBytes: number;
   trustProxy: boolean;
+  /** Where each client's `Idempotency-Key` was first used. */
+  idempotencyKeys: IdempotencyKeyEndpoints;
+  /** The creating POSTs that take `Idempotency-Key`, as `POST /v1/orders`. */
+  idempotentEndpoints: ReadonlySet<string>;
 }
 
 /**
@@ -178,6 +183,12 @@ export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
     const url = req.url ?? path;
     const query = url.indexOf('?');
     if (query !== -1 && !route.path.endsWith('/*')) assertSafeQuery(parseQuery(url.slice(query + 1)));
+    const idempotencyKey = req.headers['idempotency-key'];
+    if (typeof idempotencyKey === 'string') {
+      const endpoint = `${method} ${route.path}`;
+      if (deps.idempotentEndpoints.has(endpoint))
+        await deps.idempotencyKeys.claim(claims.client_id, idempotencyKey, endpoint);
+    }
 
     const pool = deps.pools.get(route.service);
     if (!pool) throw new UnavailableError();

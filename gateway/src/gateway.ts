@@ -9,7 +9,9 @@ import { TokenAdmission } from './auth/token-admission';
 import { createTokenVerifier } from './auth/token-verifier';
 import type { GatewayConfig } from './config';
 import { openApiDocument } from './openapi-document';
+import { IdempotencyKeyEndpoints } from './idempotency/idempotency-key-endpoints';
 import { openApiEndpoint } from './openapi/openapi-endpoint';
+import { OPERATIONS } from './openapi/operation-catalog';
 import { UpstreamPools } from './proxy/upstream-pools';
 import { addressRateLimit } from './rate-limit/address-rate-limit';
 import { RateLimiter } from './rate-limit/rate-limiter';
@@ -92,6 +94,12 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
       jwksTimeoutMs: config.JWKS_TIMEOUT_MS,
     }),
     admission,
+    idempotencyKeys: new IdempotencyKeyEndpoints(redis, config.REDIS_KEY_PREFIX),
+    idempotentEndpoints: new Set(
+      Object.entries(OPERATIONS)
+        .filter(([, operation]) => operation.idempotent)
+        .map(([endpoint]) => endpoint),
+    ),
     pools,
     identitySecret: config.INTERNAL_IDENTITY_SECRET,
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,

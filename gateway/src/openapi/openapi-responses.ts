@@ -105,7 +105,8 @@ export const ERROR_RESPONSES = {
         '`additionalProperties: false`); `invalid_value` for a path parameter, query value, cursor ' +
         'or body string holding a NUL character or an unpaired UTF-16 surrogate, or a body nested ' +
         'deeper than 32 levels; or `idempotency_error` / ' +
-        '`idempotency_key_reused` when an `Idempotency-Key` is reused with a different body',
+        '`idempotency_key_reused` when the client reuses an `Idempotency-Key` with a different body ' +
+        'or on another endpoint',
     ),
   ],
   429: [
