@@ -134,7 +134,7 @@ async function api(who: string, method: string, p: string, body?: unknown) {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as Json };
+  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as Json };
 }
 
 const small = () => ({
@@ -395,6 +395,17 @@ beforeAll(async () => {
   tokens.ada = await clientToken(acmeAdmin, 'admin:all orders:read orders:write');
   tokens.otto = await clientToken(otherAdmin, 'admin:all orders:read orders:write');
   for (const who of ['sam', 'adam', 'april'] as const) tokens[who] = await signIn(webConfig, users[who]);
+  // Integrations without admin:all: one whose login is no user's, and one issued for an admin's
+  // login (as the demo acme-s2s is for alice.admin).
+  const integration = await registerClient(acme, 'orders:read catalog:read', [
+    '--type',
+    'service',
+    '--login',
+    `acme-s2s-${s}`,
+  ]);
+  tokens.s2s = await clientToken(integration, 'orders:read');
+  tokens.s2sCatalog = await clientToken(integration, 'catalog:read');
+  tokens.adaRead = await clientToken(acmeAdmin, 'orders:read');
 
   const chain = await api('ada', 'PUT', `/v1/customers/${acme}/approval_chain`, {
     steps: [{ approver: users.adam }, { approver: users.april }],
@@ -750,6 +761,48 @@ it("another account's orders and approvals are 404 everywhere", async () => {
   expect((await api('sam', 'GET', `/v1/orders/${order.id}`)).status).toBe(200);
   expect((await api('april', 'GET', `/v1/orders/${order.id}`)).status).toBe(404);
   expect((await api('adam', 'GET', `/v1/orders/${order.id}`)).status).toBe(200);
+});
+
+it("an integration reads any approver's queue of its tree with orders:read; a shopper only its own", async () => {
+  const order = await place(big());
+  const approval = await approvalFor('adam', order.id);
+  for (const who of ['s2s', 'adaRead']) {
+    const res = await api(who, 'GET', `/v1/approvals?approver=${users.adam}&limit=100`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    expect((res.body.data as Json[]).find((a) => a.id === approval.id)).toMatchObject({
+      object: 'approval',
+      approver: users.adam,
+      cust_id: acme,
+      status: 'pending',
+      order: { id: order.id },
+    });
+  }
+  // Another approver's queue with a shopper's or approver's own token: 404 like an unknown login.
+  for (const who of ['sam', 'april']) {
+    const res = await api(who, 'GET', `/v1/approvals?approver=${users.adam}`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('www-authenticate')).toBeNull();
+    expect(res.body.error).toMatchObject({
+      type: 'invalid_request',
+      code: 'resource_missing',
+      param: 'approver',
+      request_id: res.headers.get('x-request-id'),
+    });
+  }
+  expect((await api('adam', 'GET', `/v1/approvals?approver=${users.adam}`)).status).toBe(200);
+  // An approver of another account's tree is not found for the integration either.
+  expect((await api('s2s', 'GET', `/v1/approvals?approver=${users.otto}`)).body.error).toMatchObject({
+    code: 'resource_missing',
+    param: 'approver',
+  });
+  // The one 403 left is the missing scope, with the challenge naming it.
+  const noScope = await api('s2sCatalog', 'GET', `/v1/approvals?approver=${users.adam}`);
+  expect(noScope.status).toBe(403);
+  expect(noScope.body.error).toMatchObject({ type: 'permission_error', code: 'insufficient_scope' });
+  expect(noScope.headers.get('www-authenticate')).toBe(
+    'Bearer error="insufficient_scope", scope="orders:read"',
+  );
 });
 
 it('the same Idempotency-Key from 20 parallel callers through the gateway gives one order', async () => {

@@ -401,6 +401,11 @@ describe('responses', () => {
     // A cust_id filter outside the token's reach is 404; parent_cust_id outside it lists nothing.
     expect(statuses('GET', '/v1/users')).toContain('404');
     expect(statuses('GET', '/v1/customers')).not.toContain('404');
+    // An approver whose queue the token may not read is 404, param approver.
+    expect(statuses('GET', '/v1/approvals')).toContain('404');
+    expect(operation('GET', '/v1/approvals').description).toMatch(
+      /Client-credentials tokens and admins .* read any approver's queue of their account tree/,
+    );
     const cancel409 = deref(operation('POST', '/v1/orders/{id}/cancel').responses['409']);
     expect(cancel409.description).toContain('order_not_cancellable');
     expect(deref(operation('POST', '/v1/users').responses['409']).description).toContain('login_taken');

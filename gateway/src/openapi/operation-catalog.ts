@@ -69,7 +69,10 @@ export interface OperationSpec {
   success: { status: 200 | 201 | 202; description: string; schema: z.ZodType };
   /** Error codes of a 409 this operation can answer (beyond `idempotency_key_in_use`). */
   conflicts?: string[];
-  /** A query or body field names an account, which is 404 when outside the token's reach. */
+  /**
+   * A query or body field names an account (or a user of one, as the approvals queue's `approver`),
+   * which is 404 when outside the token's reach.
+   */
   namesAccount?: boolean;
 }
 
@@ -197,8 +200,13 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/approvals': {
     operationId: 'listApprovals',
     tag: 'Approvals',
-    description: "Pending approvals in the approver's queue.",
+    description:
+      "Pending approvals (or those of `status`) in the approver's queue, oldest first, of accounts in the token's tree only. " +
+      "Client-credentials tokens and admins (`admin:all`, or a user with the `admin` role) read any approver's queue of their account tree; " +
+      "a shopper's or approver's own token reads only its own. " +
+      'Another approver that the token may not read, one outside the tree, or an unknown login: 404 `resource_missing`, `param` `approver`.',
     query: ListApprovalsQuery,
+    namesAccount: true,
     success: ok(ApprovalList, 'A page of approvals'),
   },
   'POST /v1/approvals/preview': {

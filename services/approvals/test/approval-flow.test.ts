@@ -269,14 +269,14 @@ describe('the approval flow', () => {
     ]);
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     await pendingFor(s.u.april, orderId);
-    // A queue of the tree read by an admin; another's queue without admin:all is refused.
+    // A queue of the tree read by an admin; another's queue with a shopper's token is not found.
     const adminView = await h
       .call('approvals', s.root, s.u.ada, ['admin:all'])
       .get(`/v1/approvals?approver=${s.u.april}`);
     expect(adminView.body.data.some((x: { order_id: string }) => x.order_id === orderId)).toBe(true);
     expect(
       (await h.call('approvals', s.root, s.u.sam).get(`/v1/approvals?approver=${s.u.april}`)).status,
-    ).toBe(403);
+    ).toBe(404);
     expect(
       (await h.call('approvals', s.other, s.u.otto, ['admin:all']).get(`/v1/approvals?approver=${s.u.april}`))
         .status,
@@ -337,5 +337,119 @@ describe('the approval flow', () => {
       .send({ ...bigOrder(s.root, s.address.root), items: [{ item_code: 'NOPE', quantity: 1 }] });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatchObject({ code: 'invalid_item', param: 'items[0].item_code' });
+  });
+});
+
+describe('whose queue a token reads', () => {
+  // cleo approves for the child account; her queue also holds a root order (the root chain names
+  // her), which only a token of the root's tree may see.
+  let cleo: string;
+  let rootOrder: string;
+  let childOrder: string;
+  const integration = { root: '', child: '', other: '' };
+  const queueOf = (custId: string, login: string, scopes: string[], approver: string) =>
+    h.call('approvals', custId, login, scopes).get(`/v1/approvals?approver=${approver}&limit=100`);
+  const orderIds = (res: { body: { data: { order_id: string }[] } }) => res.body.data.map((a) => a.order_id);
+
+  /** What a client sees for an approver outside its reach: the same 404 as an unknown approver. */
+  function expectNoSuchApprover(res: Awaited<ReturnType<typeof queueOf>>, approver: string) {
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['www-authenticate']).toBeUndefined();
+    expect(res.body.error).toEqual({
+      type: 'invalid_request',
+      code: 'resource_missing',
+      param: 'approver',
+      message: `No such approver: ${approver}`,
+      request_id: res.headers['x-request-id'],
+    });
+  }
+
+  beforeAll(async () => {
+    const lower = h.suffix.toLowerCase();
+    cleo = `cleo-${lower}`;
+    // Integrations: their login is the client's, not a user's.
+    integration.root = `acme-s2s-${lower}`;
+    integration.child = `acme-eu-s2s-${lower}`;
+    integration.other = `other-s2s-${lower}`;
+    await h.admin.createUser({
+      login: cleo,
+      cust_id: s.child,
+      name: 'Cleo Approver',
+      email: `${cleo}@example.com`,
+      roles: ['approver'],
+    });
+    for (const custId of [s.root, s.child]) {
+      const put = await h
+        .call('approvals', s.root, s.u.ada, ADMIN)
+        .put(chainPath(custId))
+        .send({ steps: [{ approver: cleo }] });
+      expect(put.status).toBe(200);
+    }
+    rootOrder = await placeBig(s.root, s.address.root);
+    childOrder = await placeBig(s.child, s.address.child);
+    await eventually(
+      () => queueOf(s.root, s.u.ada, ADMIN, cleo),
+      (r) => [rootOrder, childOrder].every((id) => orderIds(r).includes(id)),
+    );
+  });
+
+  it("an integration token (orders:read, no admin:all) lists any approver's queue of its tree", async () => {
+    const res = await queueOf(s.root, integration.root, ['orders:read'], cleo);
+    expect(res.status).toBe(200);
+    expect(res.headers['www-authenticate']).toBeUndefined();
+    expect(res.body).toMatchObject({
+      object: 'list',
+      url: '/v1/approvals',
+      has_more: false,
+      next_cursor: null,
+    });
+    expect(orderIds(res)).toEqual(expect.arrayContaining([rootOrder, childOrder]));
+    expect(res.body.data.find((a: { order_id: string }) => a.order_id === rootOrder)).toMatchObject({
+      object: 'approval',
+      approver: cleo,
+      status: 'pending',
+      cust_id: s.root,
+      order: { id: rootOrder, ordered_by: { login: s.u.sam } },
+    });
+  });
+
+  it("an integration of a sub-account lists only its own tree's approvals of that queue", async () => {
+    const res = await queueOf(s.child, integration.child, ['orders:read'], cleo);
+    expect(res.status).toBe(200);
+    expect(orderIds(res)).toContain(childOrder);
+    expect(orderIds(res)).not.toContain(rootOrder);
+    expect(res.body.data.every((a: { cust_id: string }) => a.cust_id === s.child)).toBe(true);
+  });
+
+  it("an approver outside the token's tree, or unknown, is 404 with param approver", async () => {
+    expectNoSuchApprover(await queueOf(s.other, integration.other, ['orders:read'], cleo), cleo);
+    expectNoSuchApprover(await queueOf(s.other, s.u.otto, ADMIN, cleo), cleo);
+    // The child's integration does not reach the root account's approvers.
+    expectNoSuchApprover(await queueOf(s.child, integration.child, ['orders:read'], s.u.april), s.u.april);
+    expectNoSuchApprover(
+      await queueOf(s.root, integration.root, ['orders:read'], 'nobody-at-all'),
+      'nobody-at-all',
+    );
+  });
+
+  it("a shopper's or approver's own token reads only its own queue; another's is 404 like an unknown one", async () => {
+    for (const login of [s.u.sam, s.u.april]) {
+      expectNoSuchApprover(await queueOf(s.root, login, ALL, cleo), cleo);
+      expectNoSuchApprover(await queueOf(s.root, login, ALL, 'nobody-at-all'), 'nobody-at-all');
+    }
+    // An admin user reads every order of the tree (orders' rule), so every queue of it too.
+    const admin = await queueOf(s.root, s.u.ada, ['orders:read'], cleo);
+    expect(admin.status).toBe(200);
+    expect(orderIds(admin)).toEqual(expect.arrayContaining([rootOrder, childOrder]));
+  });
+
+  it('an approver still lists their own queue, and a shopper their (empty) own', async () => {
+    const own = await queueOf(s.child, cleo, ['orders:read'], cleo);
+    expect(own.status).toBe(200);
+    expect(orderIds(own)).toContain(childOrder);
+    const sam = await queueOf(s.root, s.u.sam, ALL, s.u.sam);
+    expect(sam.status).toBe(200);
+    expect(sam.body.data).toEqual([]);
   });
 });

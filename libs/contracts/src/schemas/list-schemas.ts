@@ -102,7 +102,7 @@ export const ListApprovalsQuery = z
   .object({
     approver: z.string().min(1).openapi({
       description:
-        "Login of the approver whose queue is listed: the token's own login, or with `admin:all` any approver's of the account tree",
+        "Login of the approver whose queue is listed: the token's own login, or any approver of the token's account tree when the token reads every order of it (`admin:all`, a user with the `admin` role, or a client-credentials token). Any other login is 404 `resource_missing` with `param` `approver`",
     }),
     status: z
       .enum(APPROVAL_STATUSES)

@@ -4,13 +4,13 @@
 // move to the active admins of the order's account (else of its nearest ancestor with admins).
 // Every change writes, in its transaction, the outcome the orders service turns into order events.
 import { type Order, newId } from '@ordering/contracts';
-import { ConflictError, NotAllowedError, NotFoundError } from '@ordering/errors';
-import { ADMIN_SCOPE } from '@ordering/http';
+import { ConflictError, NotFoundError } from '@ordering/errors';
 import { PermanentError } from '@ordering/messaging';
 import type { ApprovalsDatabase, TransactionScope } from '../data-access/approvals-database';
 import { type ApprovalRecord, type ApprovalStatus, type ChainOrder, approvalResource } from './approval';
 import type { ChainUseCase } from './chain-use-case';
 import type { Actor, Clock, Directory } from './ports';
+import { readsWholeTree } from './reader';
 
 export class ApprovalFlowUseCase {
   constructor(
@@ -93,7 +93,11 @@ export class ApprovalFlowUseCase {
     return this.decide(actor, approvalId, 'rejected', reason);
   }
 
-  /** A queue: the caller's own, or with `admin:all` any approver's of its account tree. */
+  /**
+   * An approver's queue, listing only approvals of accounts in the caller's tree: the caller's
+   * own, or, for a caller that reads every order of its tree (reader.ts), any approver's of that
+   * tree. Any other approver is 404 like an unknown one, so nothing reveals who approves what.
+   */
   async queue(
     actor: Actor,
     query: {
@@ -104,14 +108,8 @@ export class ApprovalFlowUseCase {
     },
   ) {
     const approver = query.approver;
-    if (approver !== actor.login) {
-      if (!actor.scopes.includes(ADMIN_SCOPE)) {
-        throw new NotAllowedError("Reading another approver's queue needs the scope admin:all");
-      }
-      const user = await this.deps.directory.user(approver);
-      if (!user || !(await this.deps.directory.withinReach(actor.custId, user.cust_id))) {
-        throw new NotFoundError(`No such approver: ${approver}`, 'approver');
-      }
+    if (approver !== actor.login && !(await this.readsQueueOf(actor, approver))) {
+      throw new NotFoundError(`No such approver: ${approver}`, 'approver');
     }
     const custIds = (await this.deps.directory.reach(actor.custId)) ?? [];
     return this.deps.db.approvals.queue({
@@ -121,6 +119,15 @@ export class ApprovalFlowUseCase {
       ...(query.after ? { after: query.after } : {}),
       limit: query.limit,
     });
+  }
+
+  /** Another approver's queue: only for a reader of the whole tree, and an approver inside it. */
+  private async readsQueueOf(actor: Actor, approver: string): Promise<boolean> {
+    if (!(await readsWholeTree(actor, this.deps.directory))) return false;
+    const user = await this.deps.directory.user(approver);
+    return (
+      user !== undefined && (await this.deps.directory.withinReach(actor.custId, user.cust_id)) !== undefined
+    );
   }
 
   private async decide(
