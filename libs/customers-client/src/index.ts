@@ -1,1 +1,2 @@
 export * from './customers-directory';
+export * from './tree-readers';

@@ -5,12 +5,12 @@
 // Every change writes, in its transaction, the outcome the orders service turns into order events.
 import { type Order, newId } from '@ordering/contracts';
 import { ConflictError, NotFoundError } from '@ordering/errors';
+import { readsWholeTree } from '@ordering/customers-client';
 import { PermanentError } from '@ordering/messaging';
 import type { ApprovalsDatabase, TransactionScope } from '../data-access/approvals-database';
 import { type ApprovalRecord, type ApprovalStatus, type ChainOrder, approvalResource } from './approval';
 import type { ChainUseCase } from './chain-use-case';
 import type { Actor, Clock, Directory } from './ports';
-import { readsWholeTree } from './reader';
 
 export class ApprovalFlowUseCase {
   constructor(
@@ -95,8 +95,8 @@ export class ApprovalFlowUseCase {
 
   /**
    * An approver's queue, listing only approvals of accounts in the caller's tree: the caller's
-   * own, or, for a caller that reads every order of its tree (reader.ts), any approver's of that
-   * tree. Any other approver is 404 like an unknown one, so nothing reveals who approves what.
+   * own, or, for a caller that reads every order of its tree (`readsWholeTree` of
+   * libs/customers-client), any approver's of that tree. Any other approver is 404 like an unknown one, so nothing reveals who approves what.
    */
   async queue(
     actor: Actor,
