@@ -30,6 +30,7 @@ import { EXPIRED_SECRET_DESCRIPTION } from '../../domain/client-secret-policy';
 import { TOKEN_TTL } from '../../domain/token-lifetimes';
 import { errorPage } from './sign-in-views';
 import { RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
+import { authorizationScopeBound } from './authorization-scope-bound';
 import { platformMetrics } from '@ordering/telemetry';
 
 export interface OidcProviderDeps {
@@ -240,7 +241,8 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
             params.scope = registered.join(' ');
           }
           // The provider would silently drop a scope it does not know or the client may not use;
-          // the contract answers invalid_scope instead.
+          // client credentials and refresh requests are answered invalid_scope instead (an
+          // authorization request has had such scopes left out, authorization-scope-bound.ts).
           const allowed = new Set(splitScopes(client.scope));
           const refused = splitScopes(ctx.oidc.params?.scope as string | undefined).filter(
             (s) => !allowed.has(s),
@@ -349,6 +351,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
 
   const provider = new Provider(config.AUTH_ISSUER, configuration);
   provider.proxy = config.TRUST_PROXY;
+  provider.use(authorizationScopeBound(provider, '/oauth/authorize'));
 
   // Client secrets are stored as HMAC-SHA-256: compare the HMAC of what was presented, with the
   // current secret's hash and, for 24 h after a rotation, the previous one's (client-secret-policy.ts;
