@@ -343,6 +343,28 @@ describe('authorization code flow with PKCE', () => {
     expect(back.searchParams.get('error')).toBe('invalid_scope');
   });
 
+  it('lists offline_access in the granted scope when it was asked for and allowed, and keeps it on refresh', async () => {
+    const { config } = await firstPartyWebClient(['openid', 'offline_access', 'orders:read']);
+    const { tokens } = await codeFlow(config, 'openid offline_access orders:read');
+    expect(tokens.scope?.split(' ').sort()).toEqual(['offline_access', 'openid', 'orders:read']);
+    expect(String(decodeJwt(tokens.access_token).scope).split(' ').sort()).toEqual([
+      'offline_access',
+      'openid',
+      'orders:read',
+    ]);
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.scope?.split(' ').sort()).toEqual(['offline_access', 'openid', 'orders:read']);
+    expect(decodeJwt(refreshed.access_token).scope).toBe(decodeJwt(tokens.access_token).scope);
+    expect(refreshed.refresh_token).toEqual(expect.any(String));
+
+    // Not asked for: not listed, and a refresh token all the same.
+    const without = await codeFlow(config, 'openid orders:read');
+    expect(without.tokens.scope?.split(' ').sort()).toEqual(['openid', 'orders:read']);
+    expect(without.tokens.refresh_token).toEqual(expect.any(String));
+  });
+
   it('hands out no access token under a grant whose revocation raced ahead of its deletion', async () => {
     const { id, secret, config } = await firstPartyWebClient();
     const { tokens } = await codeFlow(config, 'openid orders:read');

@@ -29,7 +29,7 @@ import { hashClientSecret, secretMatches } from '../../domain/client-secret';
 import { EXPIRED_SECRET_DESCRIPTION } from '../../domain/client-secret-policy';
 import { TOKEN_TTL } from '../../domain/token-lifetimes';
 import { errorPage } from './sign-in-views';
-import { RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
+import { RESOURCE_SCOPES, USER_RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
 import { authorizationScopeBound } from './authorization-scope-bound';
 import { platformMetrics } from '@ordering/telemetry';
 
@@ -256,9 +256,12 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
           // says (grants recorded before this bound was introduced included).
           const account = ctx.oidc.account as ShopperAccount | undefined;
           const roleBound = account?.user ? scopesAllowedForRoles(account.user.roles) : undefined;
+          // `offline_access` belongs to user tokens (it comes with their refresh tokens).
+          const tokenScopes =
+            params?.grant_type === 'client_credentials' ? RESOURCE_SCOPES : USER_RESOURCE_SCOPES;
           return {
             audience,
-            scope: RESOURCE_SCOPES.filter((s) => !roleBound || roleBound.has(s)).join(' '),
+            scope: tokenScopes.filter((s) => !roleBound || roleBound.has(s)).join(' '),
             accessTokenTTL: TOKEN_TTL.accessToken,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'RS256' } },
