@@ -112,6 +112,28 @@ describe('client credentials', () => {
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic /);
   });
 
+  it('answers a request without any client authentication with 401 invalid_client and a Basic challenge', async () => {
+    const res = await tokenRequest({ grant_type: 'client_credentials', scope: 'orders:read' });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
+    expect(res.headers.get('www-authenticate')).toBe(`Basic realm="${h.issuer}"`);
+  });
+
+  it('refuses a grant type the client is not registered for with unauthorized_client', async () => {
+    const { client: web, clientSecret } = await h.register({
+      type: 'web',
+      firstParty: true,
+      scopes: ['openid', 'orders:read'],
+    });
+    const res = await tokenRequest(
+      { grant_type: 'client_credentials', scope: 'orders:read' },
+      { id: web.clientId, secret: clientSecret! },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'unauthorized_client', error_description: expect.any(String) });
+    expect(res.body.access_token).toBeUndefined();
+  });
+
   it('refuses an unknown scope and a scope the client was not allowed with invalid_scope', async () => {
     const { client: c, clientSecret } = await h.register({ type: 'service', scopes: ['orders:read'] });
     const auth = { id: c.clientId, secret: clientSecret! };

@@ -315,6 +315,56 @@ describe('authorization code flow with PKCE', () => {
     ]);
   });
 
+  it('leaves a requested scope the client may not use out of the grant instead of refusing the request', async () => {
+    // An admin, so that only the client's allowed scopes bound the grant, not the user's roles.
+    h.customers.add({ login: 'adam', password: 'adam-password-1', cust_id: 'ACME', roles: ['admin'] });
+    const { config } = await firstPartyWebClient(['openid', 'orders:read']);
+    const started = await startFlow(config, 'openid orders:read admin:all pizza:eat');
+    expect(started.page.status).toBe(200);
+    const callback = await started.browser.submit(started.page, '/login', {
+      login: 'adam',
+      password: 'adam-password-1',
+    });
+    const back = new URL(callback.url);
+    expect(back.searchParams.get('error')).toBeNull();
+    const tokens = await client.authorizationCodeGrant(config, back, {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+    });
+    expect(tokens.scope).toBe('openid orders:read');
+    expect(decodeJwt(tokens.access_token).scope).toBe('openid orders:read');
+  });
+
+  it('refuses an authorization request with invalid_scope when none of its scopes is allowed for the client', async () => {
+    const { config } = await firstPartyWebClient(['openid', 'orders:read']);
+    const started = await startFlow(config, 'admin:all users:read');
+    const back = new URL(started.page.url);
+    expect(back.href.startsWith(REDIRECT_URI)).toBe(true);
+    expect(back.searchParams.get('error')).toBe('invalid_scope');
+  });
+
+  it('lists offline_access in the granted scope when it was asked for and allowed, and keeps it on refresh', async () => {
+    const { config } = await firstPartyWebClient(['openid', 'offline_access', 'orders:read']);
+    const { tokens } = await codeFlow(config, 'openid offline_access orders:read');
+    expect(tokens.scope?.split(' ').sort()).toEqual(['offline_access', 'openid', 'orders:read']);
+    expect(String(decodeJwt(tokens.access_token).scope).split(' ').sort()).toEqual([
+      'offline_access',
+      'openid',
+      'orders:read',
+    ]);
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+
+    const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.scope?.split(' ').sort()).toEqual(['offline_access', 'openid', 'orders:read']);
+    expect(decodeJwt(refreshed.access_token).scope).toBe(decodeJwt(tokens.access_token).scope);
+    expect(refreshed.refresh_token).toEqual(expect.any(String));
+
+    // Not asked for: not listed, and a refresh token all the same.
+    const without = await codeFlow(config, 'openid orders:read');
+    expect(without.tokens.scope?.split(' ').sort()).toEqual(['openid', 'orders:read']);
+    expect(without.tokens.refresh_token).toEqual(expect.any(String));
+  });
+
   it('hands out no access token under a grant whose revocation raced ahead of its deletion', async () => {
     const { id, secret, config } = await firstPartyWebClient();
     const { tokens } = await codeFlow(config, 'openid orders:read');

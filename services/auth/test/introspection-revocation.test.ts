@@ -174,6 +174,22 @@ describe('introspection (RFC 7662)', () => {
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic /);
   });
 
+  it('answers a caller without any client authentication with 401 invalid_client and a Basic challenge', async () => {
+    const c = await serviceClient();
+    const { access_token } = await client.clientCredentialsGrant(c.config, { scope: 'orders:read' });
+    // A JWT access token (answered by this service) and anything else (answered by the provider).
+    const tokens = { jwt: access_token, other: 'not-a-jwt' };
+    for (const path of ['/oauth/introspect', '/oauth/revoke']) {
+      for (const [kind, token] of Object.entries(tokens)) {
+        const res = await post(path, { token });
+        expect({ path, kind, status: res.status }).toEqual({ path, kind, status: 401 });
+        expect(res.body).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
+        expect(res.headers.get('www-authenticate')).toBe(`Basic realm="${h.issuer}"`);
+      }
+    }
+    expect((await client.tokenIntrospection(c.config, access_token)).active).toBe(true);
+  });
+
   it('is not open to public clients', async () => {
     const c = await serviceClient();
     const { access_token } = await client.clientCredentialsGrant(c.config, { scope: 'orders:read' });

@@ -46,7 +46,8 @@ export async function authenticateClient(
     id = input.clientId;
     secret = input.clientSecret;
   }
-  if (!id) throw new OAuthError(400, 'invalid_request', 'no client authentication mechanism provided');
+  // RFC 6749 5.2: "no client authentication included" is invalid_client, as the provider answers.
+  if (!id) throw invalidClient(deps.issuer, 'no client authentication included');
   const client = await deps.clients.find(id);
   if (!client || client.status !== 'active') throw invalidClient(deps.issuer, 'invalid client');
   if (client.type === 'native') {

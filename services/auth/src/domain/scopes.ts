@@ -36,3 +36,12 @@ export const SHOPPER_SCOPES: readonly string[] = [
 export function scopesAllowedForRoles(roles: readonly string[]): ReadonlySet<string> {
   return new Set(roles.includes('admin') ? ALL_SCOPES : SHOPPER_SCOPES);
 }
+
+/**
+ * The requested scopes a client may be granted: those among its allowed ones (decisions.md "OAuth":
+ * a user token's scopes are the client's allowed scopes ∩ the requested ones ∩ what the user's roles
+ * allow). The others, unknown scopes included, are left out, not refused.
+ */
+export function scopesAllowedForClient(requested: readonly string[], allowed: readonly string[]): string[] {
+  return requested.filter((s) => allowed.includes(s));
+}

@@ -10,6 +10,12 @@ import { API_SCOPES, OIDC_SCOPES, scopesAllowedForRoles, splitScopes } from '../
 /** Scopes an access token for the API audience may carry. */
 export const RESOURCE_SCOPES: string[] = [...OIDC_SCOPES, ...API_SCOPES];
 
+/**
+ * Scopes a user token (code and refresh flows) may carry: `offline_access` too, so that its `scope`
+ * and the token response's say it was granted (refresh tokens are issued with or without it).
+ */
+export const USER_RESOURCE_SCOPES: string[] = [...RESOURCE_SCOPES, 'offline_access'];
+
 export function grantRequestedScopes(
   grant: Grant,
   scope: string | undefined,
@@ -19,6 +25,6 @@ export function grantRequestedScopes(
   const allowed = scopesAllowedForRoles(roles);
   const requested = splitScopes(scope).filter((s) => allowed.has(s));
   if (requested.length) grant.addOIDCScope(requested.join(' '));
-  const resource = requested.filter((s) => RESOURCE_SCOPES.includes(s));
+  const resource = requested.filter((s) => USER_RESOURCE_SCOPES.includes(s));
   if (resource.length) grant.addResourceScope(audience, resource.join(' '));
 }

@@ -29,7 +29,8 @@ import { hashClientSecret, secretMatches } from '../../domain/client-secret';
 import { EXPIRED_SECRET_DESCRIPTION } from '../../domain/client-secret-policy';
 import { TOKEN_TTL } from '../../domain/token-lifetimes';
 import { errorPage } from './sign-in-views';
-import { RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
+import { RESOURCE_SCOPES, USER_RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
+import { authorizationScopeBound } from './authorization-scope-bound';
 import { platformMetrics } from '@ordering/telemetry';
 
 export interface OidcProviderDeps {
@@ -240,7 +241,8 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
             params.scope = registered.join(' ');
           }
           // The provider would silently drop a scope it does not know or the client may not use;
-          // the contract answers invalid_scope instead.
+          // client credentials and refresh requests are answered invalid_scope instead (an
+          // authorization request has had such scopes left out, authorization-scope-bound.ts).
           const allowed = new Set(splitScopes(client.scope));
           const refused = splitScopes(ctx.oidc.params?.scope as string | undefined).filter(
             (s) => !allowed.has(s),
@@ -254,9 +256,12 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
           // says (grants recorded before this bound was introduced included).
           const account = ctx.oidc.account as ShopperAccount | undefined;
           const roleBound = account?.user ? scopesAllowedForRoles(account.user.roles) : undefined;
+          // `offline_access` belongs to user tokens (it comes with their refresh tokens).
+          const tokenScopes =
+            params?.grant_type === 'client_credentials' ? RESOURCE_SCOPES : USER_RESOURCE_SCOPES;
           return {
             audience,
-            scope: RESOURCE_SCOPES.filter((s) => !roleBound || roleBound.has(s)).join(' '),
+            scope: tokenScopes.filter((s) => !roleBound || roleBound.has(s)).join(' '),
             accessTokenTTL: TOKEN_TTL.accessToken,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'RS256' } },
@@ -349,6 +354,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
 
   const provider = new Provider(config.AUTH_ISSUER, configuration);
   provider.proxy = config.TRUST_PROXY;
+  provider.use(authorizationScopeBound(provider, '/oauth/authorize'));
 
   // Client secrets are stored as HMAC-SHA-256: compare the HMAC of what was presented, with the
   // current secret's hash and, for 24 h after a rotation, the previous one's (client-secret-policy.ts;
