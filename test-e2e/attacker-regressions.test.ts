@@ -452,18 +452,23 @@ describe('5. NUL and lone surrogates are refused with the documented 4xx', () =>
   });
 
   it('in an OAuth form field or credential: RFC 6749 invalid_request', async () => {
-    const forms: Record<string, string>[] = [
-      {
-        grant_type: 'authorization_code',
-        code: 'a\u0000',
-        redirect_uri: redirectUri,
-        code_verifier: 'x'.repeat(43),
-      },
-      { grant_type: 'refresh_token', refresh_token: '\uD800' },
-      { grant_type: 'client_credentials', scope: 'users:read\u0000' },
+    // Each grant asked by a client allowed to use it (another is unauthorized_client).
+    const forms: [typeof service, Record<string, string>][] = [
+      [
+        web,
+        {
+          grant_type: 'authorization_code',
+          code: 'a\u0000',
+          redirect_uri: redirectUri,
+          code_verifier: 'x'.repeat(43),
+        },
+      ],
+      // (A lone surrogate cannot travel in a form: URL encoding turns it into U+FFFD.)
+      [web, { grant_type: 'refresh_token', refresh_token: 'r\u0000' }],
+      [service, { grant_type: 'client_credentials', scope: 'users:read\u0000' }],
     ];
-    for (const form of forms) {
-      const { status, body } = await tokenRequest(service, form);
+    for (const [client, form] of forms) {
+      const { status, body } = await tokenRequest(client, form);
       expect({ status, body }).toEqual({
         status: 400,
         body: { error: 'invalid_request', error_description: expect.any(String) },
