@@ -392,6 +392,33 @@ describe('reading, listing and cancelling', () => {
     }
   });
 
+  it('refuses a forged cursor and an impossible created_after with 422 naming them, not a 500', async () => {
+    const forged = (values: Record<string, unknown>) =>
+      Buffer.from(JSON.stringify(values)).toString('base64url');
+    const someOrder = 'ord_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
+    for (const query of [
+      `starting_after=${forged({ t: 'x', id: 'y' })}`,
+      `starting_after=${forged({ t: '', id: someOrder })}`,
+      `starting_after=${forged({ t: '2026-99-99T00:00:00Z', id: someOrder })}`,
+      `starting_after=${forged({ t: '99999-01-01T00:00:00Z', id: someOrder })}`,
+      `starting_after=${forged({ t: 1700000000000, id: someOrder })}`,
+      `starting_after=${forged({ t: '2026-11-20T10:00:00.000Z', id: 'y' })}`,
+      'created_after=2026-02-30T00:00:00Z',
+      'created_after=2026-11-31',
+    ]) {
+      const res = await get(`/v1/orders?${query}`, s.users.admin);
+      expect({ query, status: res.status, error: res.body.error }).toEqual({
+        query,
+        status: 422,
+        error: expect.objectContaining({
+          type: 'invalid_request',
+          code: 'invalid_value',
+          param: query.split('=')[0],
+        }),
+      });
+    }
+  });
+
   it('cancels pending and approved orders once; then 409 order_not_cancellable', async () => {
     const res = await h
       .http()

@@ -52,7 +52,7 @@ export function approvalRoutes(uc: UseCases): Router {
   });
 
   router.get('/v1/approvals', canRead, async (req, res) => {
-    const params = parseListParams(req.query, { cursorKeys: ['t', 'id'] });
+    const params = parseListParams(req.query, { cursor: { t: 'timestamp', id: 'id' } });
     const approver = optionalQuery(req.query, 'approver');
     if (approver === undefined) throw new MissingFieldError('approver');
     const status = optionalEnumQuery(req.query, 'status', APPROVAL_STATUSES);
@@ -60,7 +60,7 @@ export function approvalRoutes(uc: UseCases): Router {
     const rows = await uc.flow.queue(actorOf(req), {
       approver,
       ...(status === undefined ? {} : { status }),
-      ...(after ? { after: { createdAt: new Date(String(after.t)), id: String(after.id) } } : {}),
+      ...(after ? { after: { createdAt: after.t, id: after.id } } : {}),
       limit: params.limit + 1,
     });
     const page = pageOf(rows, params.limit, (a) => ({ t: a.createdAt.toISOString(), id: a.id }));
