@@ -39,6 +39,14 @@ export function parseBody<S extends z.ZodType>(schema: S, input: unknown, paramP
   );
 }
 
+/**
+ * The body of a route whose body is optional (cancel, approve): `{}` when the request sent none,
+ * else what it sent, so that `null` or `[]` is refused by `parseBody` like any other non-object.
+ */
+export function optionalBody(req: Request): unknown {
+  return req.body === undefined ? {} : req.body;
+}
+
 /** A named route parameter as a string; 422 invalid_value naming it when it holds unsafe text. */
 export function pathParam(req: Request, name: string): string {
   const raw = (req.params as Record<string, unknown>)[name];

@@ -9,7 +9,8 @@ import {
   RateLimitError,
   UnavailableError,
 } from '@ordering/errors';
-import { createApp, newRequestId, type ReadinessCheck } from '../src';
+import { z } from 'zod';
+import { createApp, newRequestId, optionalBody, parseBody, type ReadinessCheck } from '../src';
 import { captureLogs } from './log-capture';
 
 function appWith(
@@ -222,6 +223,41 @@ describe('createApp: error bodies', () => {
         request_id: 'r-1',
       },
     });
+  });
+
+  describe('the JSON type of a body', () => {
+    function bodyApp() {
+      return createApp({
+        service: 'test-service',
+        logger: captureLogs().logger,
+        routes: (app) => {
+          app.post('/orders', (req, res) => {
+            res.status(201).json(parseBody(z.object({ n: z.number() }).strict(), req.body));
+          });
+          app.post('/orders/:id/cancel', (req, res) => {
+            res.json(parseBody(z.object({ reason: z.string().optional() }).strict(), optionalBody(req)));
+          });
+        },
+      });
+    }
+
+    function expectError(res: request.Response, status: number, code: string): void {
+      expect({ status: res.status, error: res.body.error }).toEqual({
+        status,
+        error: expect.objectContaining({ type: 'invalid_request', code }),
+      });
+    }
+
+    it.each(['null', '1', '"x"', 'true', '[]'])(
+      'a JSON body of the wrong type (%s) is 422 invalid_value, not 400 invalid_json',
+      async (body) => {
+        for (const path of ['/orders', '/orders/o1/cancel']) {
+          const res = await request(bodyApp()).post(path).set('Content-Type', 'application/json').send(body);
+          expectError(res, 422, 'invalid_value');
+          expect(res.body.error.message).toBe('The request body must be a JSON object');
+        }
+      },
+    );
   });
 
   it('413 body_too_large past the body limit (default 1mb)', async () => {

@@ -166,6 +166,36 @@ describe('placing an order', () => {
     expect(unknown.body.error).toMatchObject({ code: 'unknown_field', param: 'items[0].colour' });
   });
 
+  it('refuses JSON of the wrong type with 422, writing nothing', async () => {
+    const before = await h.orders.knex('orders').count<{ count: string }[]>('* as count');
+    const send = (path: string, type: string, body: string) =>
+      h
+        .http()
+        .post(path)
+        .set('X-Ordering-Identity', h.identity(s.root, s.users.shopper, WRITE))
+        .set('Content-Type', type)
+        .send(body);
+    const someOrder = 'ord_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
+    for (const [path, type, body, status, code] of [
+      ['/v1/orders', 'application/json', 'null', 422, 'invalid_value'],
+      ['/v1/orders', 'application/json', '1', 422, 'invalid_value'],
+      ['/v1/orders', 'application/json', '"x"', 422, 'invalid_value'],
+      ['/v1/orders', 'application/json', 'true', 422, 'invalid_value'],
+      ['/v1/orders', 'application/json', '[]', 422, 'invalid_value'],
+      [`/v1/orders/${someOrder}/cancel`, 'application/json', 'null', 422, 'invalid_value'],
+    ] as const) {
+      const res = await send(path, type, body);
+      expect({ path, type, body, status: res.status, error: res.body.error }).toEqual({
+        path,
+        type,
+        body,
+        status,
+        error: expect.objectContaining({ type: 'invalid_request', code }),
+      });
+    }
+    expect(await h.orders.knex('orders').count<{ count: string }[]>('* as count')).toEqual(before);
+  });
+
   it('refuses unknown and unavailable items and foreign addresses (422 naming them), writing nothing', async () => {
     const before = await h.orders.knex('orders').count<{ count: string }[]>('* as count');
     const unknownItem = await place({

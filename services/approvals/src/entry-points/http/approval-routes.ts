@@ -12,6 +12,7 @@ import { MissingFieldError } from '@ordering/errors';
 import {
   identityOf,
   listEnvelope,
+  optionalBody,
   optionalEnumQuery,
   optionalQuery,
   pageOf,
@@ -73,12 +74,12 @@ export function approvalRoutes(uc: UseCases): Router {
   });
 
   router.post('/v1/approvals/:approval_id/approve', canWrite, async (req, res) => {
-    const { comment } = parseBody(ApproveRequest, req.body ?? {});
+    const { comment } = parseBody(ApproveRequest, optionalBody(req));
     res.json(await uc.flow.approve(actorOf(req), pathParam(req, 'approval_id'), comment ?? null));
   });
 
   router.post('/v1/approvals/:approval_id/reject', canWrite, async (req, res) => {
-    const { reason } = parseBody(RejectRequest, req.body ?? {});
+    const { reason } = parseBody(RejectRequest, optionalBody(req));
     res.json(await uc.flow.reject(actorOf(req), pathParam(req, 'approval_id'), reason));
   });
 

@@ -5,6 +5,7 @@ import { CancelOrderRequest, CreateOrderRequest, ORDER_STATUSES } from '@orderin
 import {
   identityOf,
   listEnvelope,
+  optionalBody,
   optionalEnumQuery,
   optionalQuery,
   optionalTimestampQuery,
@@ -77,7 +78,7 @@ export function orderRoutes(uc: UseCases, idempotency: IdempotencyStore): Router
   });
 
   router.post('/v1/orders/:id/cancel', canWrite, async (req, res) => {
-    const { reason } = parseBody(CancelOrderRequest, req.body ?? {});
+    const { reason } = parseBody(CancelOrderRequest, optionalBody(req));
     const order = await uc.queries.cancel(actorOf(req), pathParam(req, 'id'), reason ?? null);
     res.json(order.toResource());
   });
