@@ -225,11 +225,12 @@ describe('createApp: error bodies', () => {
     });
   });
 
-  describe('the JSON type of a body', () => {
-    function bodyApp() {
+  describe('the media type and the JSON type of a body', () => {
+    function bodyApp(otherMediaTypes?: 'refuse' | 'pass') {
       return createApp({
         service: 'test-service',
         logger: captureLogs().logger,
+        ...(otherMediaTypes ? { otherMediaTypes } : {}),
         routes: (app) => {
           app.post('/orders', (req, res) => {
             res.status(201).json(parseBody(z.object({ n: z.number() }).strict(), req.body));
@@ -258,6 +259,47 @@ describe('createApp: error bodies', () => {
         }
       },
     );
+
+    it.each([
+      ['text/plain', 'text/plain'],
+      ["curl's default form type", 'application/x-www-form-urlencoded'],
+      ['none', undefined],
+    ])('a JSON object sent as %s is 415 unsupported_media_type naming application/json', async (_l, type) => {
+      for (const path of ['/orders', '/orders/o1/cancel']) {
+        const call = request(bodyApp()).post(path);
+        if (type) call.set('Content-Type', type);
+        // supertest names a type for a string body unless told otherwise: an empty value sends none.
+        else call.set('Content-Type', '');
+        const res = await call.send('{"n":1}');
+        expectError(res, 415, 'unsupported_media_type');
+        expect(res.body.error.message).toContain('Content-Type: application/json');
+      }
+    });
+
+    it.each(['application/json', 'application/json; charset=utf-8', 'application/merge-patch+json'])(
+      'reads a body sent as %s',
+      async (type) => {
+        const res = await request(bodyApp()).post('/orders').set('Content-Type', type).send('{"n":1}');
+        expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: { n: 1 } });
+      },
+    );
+
+    it('keeps the answer of a POST without a body, whatever its Content-Type', async () => {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const cancel = await request(bodyApp()).post('/orders/o1/cancel').set('Content-Type', type);
+        expect({ status: cancel.status, body: cancel.body }).toEqual({ status: 200, body: {} });
+      }
+      expect((await request(bodyApp()).post('/orders/o1/cancel')).status).toBe(200);
+      expectError(await request(bodyApp()).post('/orders'), 422, 'invalid_value');
+    });
+
+    it('otherMediaTypes pass leaves a form body to the route (an app that reads forms)', async () => {
+      const res = await request(bodyApp('pass'))
+        .post('/orders/o1/cancel')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send('reason=x');
+      expect(res.status).toBe(200);
+    });
   });
 
   it('413 body_too_large past the body limit (default 1mb)', async () => {

@@ -166,7 +166,7 @@ describe('placing an order', () => {
     expect(unknown.body.error).toMatchObject({ code: 'unknown_field', param: 'items[0].colour' });
   });
 
-  it('refuses JSON of the wrong type with 422, writing nothing', async () => {
+  it('refuses JSON of the wrong type with 422 and a body in another media type with 415, writing nothing', async () => {
     const before = await h.orders.knex('orders').count<{ count: string }[]>('* as count');
     const send = (path: string, type: string, body: string) =>
       h
@@ -175,6 +175,11 @@ describe('placing an order', () => {
         .set('X-Ordering-Identity', h.identity(s.root, s.users.shopper, WRITE))
         .set('Content-Type', type)
         .send(body);
+    const order = JSON.stringify({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+    });
     const someOrder = 'ord_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
     for (const [path, type, body, status, code] of [
       ['/v1/orders', 'application/json', 'null', 422, 'invalid_value'],
@@ -183,6 +188,9 @@ describe('placing an order', () => {
       ['/v1/orders', 'application/json', 'true', 422, 'invalid_value'],
       ['/v1/orders', 'application/json', '[]', 422, 'invalid_value'],
       [`/v1/orders/${someOrder}/cancel`, 'application/json', 'null', 422, 'invalid_value'],
+      ['/v1/orders', 'text/plain', order, 415, 'unsupported_media_type'],
+      ['/v1/orders', 'application/x-www-form-urlencoded', order, 415, 'unsupported_media_type'],
+      [`/v1/orders/${someOrder}/cancel`, 'text/plain', '{"reason":"x"}', 415, 'unsupported_media_type'],
     ] as const) {
       const res = await send(path, type, body);
       expect({ path, type, body, status: res.status, error: res.body.error }).toEqual({
