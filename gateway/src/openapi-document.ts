@@ -57,7 +57,10 @@ const DESCRIPTION = [
   'approvals and webhook subscriptions. JSON over HTTPS with OAuth 2.0 bearer tokens.',
   '',
   "Lists are cursor-paginated (`limit` 1..100, default 25; `starting_after` = the previous page's",
-  '`next_cursor`). Creating POSTs accept `Idempotency-Key` (24 hours). Every error has the `Error`',
+  '`next_cursor`; anything else is 422 `invalid_value`). Request bodies are JSON objects sent with',
+  '`Content-Type: application/json` (or `application/*+json`): a body in another media type is 415',
+  '`unsupported_media_type`, JSON that is not an object 422 `invalid_value`. Date-time query values',
+  'are ISO 8601 with a zone, or a date alone (midnight UTC), naming a real day. Creating POSTs accept `Idempotency-Key` (24 hours). Every error has the `Error`',
   'body with `error.request_id` equal to the `X-Request-Id` header. Money amounts are integers in the',
   "currency's minor unit. Additive changes (new fields, new endpoints) may be released within /v1:",
   'ignore unknown fields. Events pushed to webhook subscribers are described under `webhooks`.',
@@ -99,7 +102,7 @@ function errorResponsesOf(spec: OperationSpec, hasPathParams: boolean): Record<s
   const shared: SharedErrorStatus[] = [401, 403];
   if (spec.body) shared.push(400);
   if (hasPathParams || spec.namesAccount) shared.push(404);
-  if (spec.body) shared.push(413);
+  if (spec.body) shared.push(413, 415);
   // Path parameters too: one holding text no service accepts (NUL, lone surrogates) is 422.
   if (spec.body || spec.query || spec.idempotent || hasPathParams) shared.push(422);
   shared.push(429, 500, 503, 504);

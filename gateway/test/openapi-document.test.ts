@@ -368,7 +368,7 @@ describe('responses', () => {
     }
   });
 
-  it('404, 409, 400/413 and 422 only where they can happen', () => {
+  it('404, 409, 400/413/415 and 422 only where they can happen', () => {
     const statuses = (method: string, path: string) => Object.keys(operation(method, path).responses);
     expect(statuses('GET', '/v1/orders/{id}')).toEqual([
       '200',
@@ -389,12 +389,19 @@ describe('responses', () => {
       '404',
       '409',
       '413',
+      '415',
       '422',
       '429',
       '500',
       '503',
       '504',
     ]);
+    // An optional body is a body too: a cancel reason sent as text/plain is 415.
+    expect(statuses('POST', '/v1/orders/{id}/cancel')).toContain('415');
+    expect(statuses('POST', '/v1/webhooks/{id}/rotate_secret')).not.toContain('415');
+    expect(deref(operation('POST', '/v1/orders').responses['415']).description).toContain(
+      'unsupported_media_type',
+    );
     expect(statuses('GET', '/v1/webhooks')).toEqual(['200', '401', '403', '422', '429', '500', '503', '504']);
     // A path parameter holding a NUL or a lone surrogate is 422 invalid_value, bodies or not.
     expect(statuses('POST', '/v1/users/{login}/deactivate')).toContain('422');

@@ -96,6 +96,14 @@ export const ERROR_RESPONSES = {
     ),
   ],
   413: ['PayloadTooLarge', errorResponse('The body is too large: `invalid_request` / `body_too_large`')],
+  415: [
+    'UnsupportedMediaType',
+    errorResponse(
+      'A body sent with another `Content-Type` than `application/json` (or `application/*+json`), ' +
+        'or none, or a charset other than UTF-8: `invalid_request` / `unsupported_media_type`. ' +
+        'A request without a body is not refused for its `Content-Type`.',
+    ),
+  ],
   422: [
     'UnprocessableEntity',
     errorResponse(

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher, Pool } from 'undici';
 import { AppError, PayloadTooLargeError, UnavailableError } from '@ordering/errors';
-import type { Logger } from '@ordering/http';
+import { type Logger, hasRequestBody as hasBody } from '@ordering/http';
 import { type HeaderValue, setDownstreamResponseHeaders } from './forwarded-headers';
 
 export interface ForwardOptions {
@@ -29,11 +29,6 @@ interface Attempt {
 
 /** Errors of a pooled keep-alive socket the service closed just as it was reused. */
 const STALE_SOCKET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
-
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
-}
 
 /** The request body as the service gets it, refusing more than `limit` bytes. */
 function requestBody(

@@ -119,6 +119,16 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/**
+ * 415 `unsupported_media_type`: a request body in a media type the endpoint does not read (the API
+ * reads JSON only), or in a charset other than UTF-8.
+ */
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(message = 'The request body must be JSON, sent with Content-Type: application/json') {
+    super(415, 'invalid_request', 'unsupported_media_type', message);
+  }
+}
+
 /** 503 `service_unavailable` / 504 `upstream_timeout`: a dependency is down or slow. */
 export class UnavailableError extends AppError {
   constructor(

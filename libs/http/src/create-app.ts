@@ -27,6 +27,11 @@ export interface CreateAppOptions {
    */
   bodyLimit?: string | false;
   /**
+   * What a POST, PUT or PATCH with a body in another media type than JSON meets: `refuse`
+   * (default) 415 unsupported_media_type; `pass` unparsed, for an app that reads forms itself.
+   */
+  otherMediaTypes?: 'refuse' | 'pass';
+  /**
    * Refuse unsafe text (NUL, lone surrogates) anywhere in the query string before the routes run
    * (422 invalid_value naming the parameter); default true. The gateway checks it itself, after it
    * has authenticated the request, so that the answer carries the rate-limit headers.
@@ -56,7 +61,11 @@ export function createApp(options: CreateAppOptions): express.Express {
       next();
     });
   }
-  if (options.bodyLimit !== false) app.use(jsonBody({ limit: options.bodyLimit ?? '1mb' }));
+  if (options.bodyLimit !== false) {
+    app.use(
+      jsonBody({ limit: options.bodyLimit ?? '1mb', otherMediaTypes: options.otherMediaTypes ?? 'refuse' }),
+    );
+  }
 
   mountHealthRoutes(app, options.readiness ?? [], options.readinessTimeoutMs ?? DEFAULT_READINESS_TIMEOUT_MS);
   mountMetricsRoute(app);

@@ -10,6 +10,7 @@ import {
   InternalError,
   NotFoundError,
   PayloadTooLargeError,
+  UnsupportedMediaTypeError,
   errorBody,
   toAppError,
 } from '@ordering/errors';
@@ -46,11 +47,8 @@ export function toHttpAppError(err: unknown): AppError {
         );
       case 'encoding.unsupported':
       case 'charset.unsupported':
-        return new AppError(
-          415,
-          'invalid_request',
-          'unsupported_media_type',
-          'The request body encoding is not supported',
+        return new UnsupportedMediaTypeError(
+          'The request body encoding is not supported; send UTF-8 JSON with Content-Type: application/json',
         );
     }
     // The last line of defence for text no database stores: unsafe text is refused where input is

@@ -10,6 +10,7 @@ export * from './error-middleware';
 export * from './health-routes';
 export * from './create-app';
 export * from './identity';
+export * from './iso-timestamp';
 export * from './pagination';
 export * from './unsafe-text';
 export * from './json-body';

@@ -3,13 +3,27 @@
 import { isUtf8 } from 'node:buffer';
 import type { Request } from 'express';
 import { InputError } from '@ordering/errors';
+import { parseIsoTimestamp } from './iso-timestamp';
 import { isUnsafeText } from './unsafe-text';
 
 export type Cursor = Record<string, string | number>;
 
-export interface ListParams {
+/**
+ * What one field of an endpoint's cursor holds: `id` an identifier the API made (`ord_` + ULID),
+ * `text` other non-empty text (a login, an account id, an item code), `timestamp` an ISO 8601
+ * date-time (as `Date.toISOString()` writes it).
+ */
+export type CursorField = 'id' | 'text' | 'timestamp';
+
+/** The fields of an endpoint's cursor, each with what it holds; a cursor has exactly these. */
+export type CursorShape = Readonly<Record<string, CursorField>>;
+
+/** A decoded cursor of `S`: timestamps as `Date`, the rest as strings. */
+export type CursorOf<S extends CursorShape> = { [K in keyof S]: S[K] extends 'timestamp' ? Date : string };
+
+export interface ListParams<C = Cursor> {
   limit: number;
-  startingAfter?: Cursor;
+  startingAfter?: C;
 }
 
 export interface ListEnvelope<T> {
@@ -32,9 +46,10 @@ const invalidCursor = () =>
 
 /**
  * Decodes a cursor made by `encodeCursor`; 422 invalid_value (param `starting_after`) when it is
- * malformed, holds unsafe text or lacks one of `requiredKeys`.
+ * malformed or holds unsafe text. Its fields are not checked: a list reads its cursor with
+ * `parseListParams(query, { cursor: shape })`, which checks each one.
  */
-export function decodeCursor(s: string, requiredKeys: string[] = []): Cursor {
+export function decodeCursor(s: string): Cursor {
   if (typeof s !== 'string' || !/^[A-Za-z0-9_-]+$/.test(s)) throw invalidCursor();
   let value: unknown;
   try {
@@ -54,17 +69,61 @@ export function decodeCursor(s: string, requiredKeys: string[] = []): Cursor {
     else if (typeof v === 'number' && Number.isFinite(v)) cursor[key] = v;
     else throw invalidCursor();
   }
-  if (requiredKeys.some((k) => !(k in cursor))) throw invalidCursor();
   return cursor;
 }
 
-export interface ListParamsOptions {
-  /** Keys every cursor of this endpoint holds; a cursor without them is invalid. */
-  cursorKeys?: string[];
+/** `<prefix>_<ULID>`, as `newId` of @ordering/contracts makes them. */
+const API_ID = /^[a-z][a-z0-9]*_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * The values of a decoded cursor as `shape` says, or 422 invalid_value (param `starting_after`)
+ * when it lacks a field, has one more, or a field of the wrong type: a forged timestamp would
+ * otherwise reach the database as an invalid date (a 500), a number as a year.
+ */
+export function cursorValues<S extends CursorShape>(cursor: Cursor, shape: S): CursorOf<S> {
+  const keys = Object.keys(shape);
+  if (Object.keys(cursor).length !== keys.length) throw invalidCursor();
+  const values: Record<string, string | Date> = {};
+  for (const key of keys) {
+    const value = Object.hasOwn(cursor, key) ? cursor[key] : undefined;
+    if (typeof value !== 'string' || value === '') throw invalidCursor();
+    switch (shape[key]) {
+      case 'timestamp': {
+        const time = parseIsoTimestamp(value);
+        if (time === undefined) throw invalidCursor();
+        values[key] = time;
+        break;
+      }
+      case 'id':
+        if (!API_ID.test(value)) throw invalidCursor();
+        values[key] = value;
+        break;
+      default:
+        values[key] = value;
+    }
+  }
+  return values as CursorOf<S>;
 }
 
-/** Reads `limit` and `starting_after` from a query object (Express's `req.query`). */
-export function parseListParams(query: Record<string, unknown>, options: ListParamsOptions = {}): ListParams {
+export interface ListParamsOptions<S extends CursorShape> {
+  /** The fields of this endpoint's cursor; a cursor of another shape is 422 `starting_after`. */
+  cursor: S;
+}
+
+/**
+ * Reads `limit` and `starting_after` from a query object (Express's `req.query`). Every list names
+ * its cursor's shape, so that each refuses a forged cursor alike; without one (a list whose cursor
+ * has several shapes), the decoded values are the caller's to check.
+ */
+export function parseListParams(query: Record<string, unknown>): ListParams;
+export function parseListParams<S extends CursorShape>(
+  query: Record<string, unknown>,
+  options: ListParamsOptions<S>,
+): ListParams<CursorOf<S>>;
+export function parseListParams(
+  query: Record<string, unknown>,
+  options?: ListParamsOptions<CursorShape>,
+): ListParams<Cursor | CursorOf<CursorShape>> {
   const rawLimit = query.limit;
   let limit = DEFAULT_LIMIT;
   if (rawLimit !== undefined) {
@@ -77,7 +136,8 @@ export function parseListParams(query: Record<string, unknown>, options: ListPar
   const rawCursor = query.starting_after;
   if (rawCursor === undefined) return { limit };
   if (typeof rawCursor !== 'string') throw invalidCursor();
-  return { limit, startingAfter: decodeCursor(rawCursor, options.cursorKeys) };
+  const cursor = decodeCursor(rawCursor);
+  return { limit, startingAfter: options ? cursorValues(cursor, options.cursor) : cursor };
 }
 
 export function listEnvelope<T>(

@@ -7,6 +7,7 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import { summarizeIssues } from '@ordering/contracts';
 import { InputError, MissingFieldError } from '@ordering/errors';
+import { parseIsoTimestamp } from './iso-timestamp';
 import { assertSafeInput, isUnsafeText, printable, unsafeInputError } from './unsafe-text';
 
 /**
@@ -38,6 +39,14 @@ export function parseBody<S extends z.ZodType>(schema: S, input: unknown, paramP
   );
 }
 
+/**
+ * The body of a route whose body is optional (cancel, approve): `{}` when the request sent none,
+ * else what it sent, so that `null` or `[]` is refused by `parseBody` like any other non-object.
+ */
+export function optionalBody(req: Request): unknown {
+  return req.body === undefined ? {} : req.body;
+}
+
 /** A named route parameter as a string; 422 invalid_value naming it when it holds unsafe text. */
 export function pathParam(req: Request, name: string): string {
   const raw = (req.params as Record<string, unknown>)[name];
@@ -54,6 +63,24 @@ export function optionalQuery(query: Record<string, unknown>, name: string): str
     throw new InputError(`${name} must be a single non-empty value`, name);
   if (isUnsafeText(value)) throw unsafeInputError({ path: name, problem: 'unsafe_text' });
   return value;
+}
+
+/**
+ * An optional date-time query value (`created_after`, ...): an ISO 8601 date or date-time with a
+ * zone naming a real day and time (2026-02-30 is refused, not rolled over to March 2); otherwise
+ * 422 invalid_value naming it.
+ */
+export function optionalTimestampQuery(query: Record<string, unknown>, name: string): Date | undefined {
+  const value = optionalQuery(query, name);
+  if (value === undefined) return undefined;
+  const time = parseIsoTimestamp(value);
+  if (time === undefined) {
+    throw new InputError(
+      `${name} must be an ISO 8601 date-time with a zone naming a real day and time, e.g. 2026-11-22T09:30:00Z`,
+      name,
+    );
+  }
+  return time;
 }
 
 export function optionalEnumQuery<T extends string>(

@@ -9,7 +9,8 @@ import {
   RateLimitError,
   UnavailableError,
 } from '@ordering/errors';
-import { createApp, newRequestId, type ReadinessCheck } from '../src';
+import { z } from 'zod';
+import { createApp, newRequestId, optionalBody, parseBody, type ReadinessCheck } from '../src';
 import { captureLogs } from './log-capture';
 
 function appWith(
@@ -221,6 +222,84 @@ describe('createApp: error bodies', () => {
         message: 'The request body is not valid JSON',
         request_id: 'r-1',
       },
+    });
+  });
+
+  describe('the media type and the JSON type of a body', () => {
+    function bodyApp(otherMediaTypes?: 'refuse' | 'pass') {
+      return createApp({
+        service: 'test-service',
+        logger: captureLogs().logger,
+        ...(otherMediaTypes ? { otherMediaTypes } : {}),
+        routes: (app) => {
+          app.post('/orders', (req, res) => {
+            res.status(201).json(parseBody(z.object({ n: z.number() }).strict(), req.body));
+          });
+          app.post('/orders/:id/cancel', (req, res) => {
+            res.json(parseBody(z.object({ reason: z.string().optional() }).strict(), optionalBody(req)));
+          });
+        },
+      });
+    }
+
+    function expectError(res: request.Response, status: number, code: string): void {
+      expect({ status: res.status, error: res.body.error }).toEqual({
+        status,
+        error: expect.objectContaining({ type: 'invalid_request', code }),
+      });
+    }
+
+    it.each(['null', '1', '"x"', 'true', '[]'])(
+      'a JSON body of the wrong type (%s) is 422 invalid_value, not 400 invalid_json',
+      async (body) => {
+        for (const path of ['/orders', '/orders/o1/cancel']) {
+          const res = await request(bodyApp()).post(path).set('Content-Type', 'application/json').send(body);
+          expectError(res, 422, 'invalid_value');
+          expect(res.body.error.message).toBe('The request body must be a JSON object');
+        }
+      },
+    );
+
+    it.each([
+      ['text/plain', 'text/plain'],
+      ["curl's default form type", 'application/x-www-form-urlencoded'],
+      ['none', undefined],
+    ])('a JSON object sent as %s is 415 unsupported_media_type naming application/json', async (_l, type) => {
+      for (const path of ['/orders', '/orders/o1/cancel']) {
+        const call = request(bodyApp()).post(path);
+        // supertest names a type for a string body; a Buffer body goes without one.
+        const res = type
+          ? await call.set('Content-Type', type).send('{"n":1}')
+          : await call.send(Buffer.from('{"n":1}'));
+        if (!type) expect(res.request.getHeader('Content-Type')).toBeUndefined();
+        expectError(res, 415, 'unsupported_media_type');
+        expect(res.body.error.message).toContain('Content-Type: application/json');
+      }
+    });
+
+    it.each(['application/json', 'application/json; charset=utf-8', 'application/merge-patch+json'])(
+      'reads a body sent as %s',
+      async (type) => {
+        const res = await request(bodyApp()).post('/orders').set('Content-Type', type).send('{"n":1}');
+        expect({ status: res.status, body: res.body }).toEqual({ status: 201, body: { n: 1 } });
+      },
+    );
+
+    it('keeps the answer of a POST without a body, whatever its Content-Type', async () => {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const cancel = await request(bodyApp()).post('/orders/o1/cancel').set('Content-Type', type);
+        expect({ status: cancel.status, body: cancel.body }).toEqual({ status: 200, body: {} });
+      }
+      expect((await request(bodyApp()).post('/orders/o1/cancel')).status).toBe(200);
+      expectError(await request(bodyApp()).post('/orders'), 422, 'invalid_value');
+    });
+
+    it('otherMediaTypes pass leaves a form body to the route (an app that reads forms)', async () => {
+      const res = await request(bodyApp('pass'))
+        .post('/orders/o1/cancel')
+        .set('Content-Type', 'application/x-www-form-urlencoded')
+        .send('reason=x');
+      expect(res.status).toBe(200);
     });
   });
 

@@ -53,10 +53,55 @@ describe('parseListParams', () => {
 
   it('refuses a cursor lacking the keys the endpoint needs', () => {
     const other = encodeCursor({ name: 'x' });
-    expect(() => parseListParams({ starting_after: other }, { cursorKeys: ['id'] })).toThrow(
+    expect(() => parseListParams({ starting_after: other }, { cursor: { id: 'text' } })).toThrow(
       invalid('starting_after'),
     );
-    expect(decodeCursor(encodeCursor({ id: 'u1', n: 3 }), ['id'])).toEqual({ id: 'u1', n: 3 });
+    expect(decodeCursor(encodeCursor({ id: 'u1', n: 3 }))).toEqual({ id: 'u1', n: 3 });
+  });
+});
+
+describe('a cursor of a named shape', () => {
+  const ORDER_CURSOR = { t: 'timestamp', id: 'id' } as const;
+  const ORDER_ID = 'ord_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
+  const read = (values: unknown) =>
+    parseListParams(
+      { starting_after: Buffer.from(JSON.stringify(values)).toString('base64url') },
+      { cursor: ORDER_CURSOR },
+    );
+
+  it('gives the timestamp as a Date and the id as text, as the page wrote them', () => {
+    const t = new Date('2026-11-20T10:00:00.123Z');
+    expect(read({ t: t.toISOString(), id: ORDER_ID })).toEqual({
+      limit: 25,
+      startingAfter: { t, id: ORDER_ID },
+    });
+  });
+
+  it.each([
+    ['a timestamp that is no date', { t: 'x', id: ORDER_ID }],
+    ['an empty timestamp', { t: '', id: ORDER_ID }],
+    ['month 99', { t: '2026-99-99T00:00:00Z', id: ORDER_ID }],
+    ['a five-digit year', { t: '99999-01-01T00:00:00Z', id: ORDER_ID }],
+    ['February 30', { t: '2026-02-30T00:00:00.000Z', id: ORDER_ID }],
+    ['a numeric timestamp', { t: 1700000000000, id: ORDER_ID }],
+    ['an id that is no API id', { t: '2026-11-20T10:00:00.000Z', id: 'y' }],
+    ['a numeric id', { t: '2026-11-20T10:00:00.000Z', id: 7 }],
+    ['a missing id', { t: '2026-11-20T10:00:00.000Z' }],
+    ['an extra field', { t: '2026-11-20T10:00:00.000Z', id: ORDER_ID, x: 'y' }],
+    ['no field', {}],
+  ])('refuses %s with 422 invalid_value param starting_after', (_label, values) => {
+    expect(() => read(values)).toThrow(invalid('starting_after'));
+  });
+
+  it('takes any non-empty text in a text field, refuses an empty one', () => {
+    const cursor = (login: unknown) => encodeCursor({ login } as Record<string, string>);
+    expect(parseListParams({ starting_after: cursor('ann') }, { cursor: { login: 'text' } })).toEqual({
+      limit: 25,
+      startingAfter: { login: 'ann' },
+    });
+    expect(() => parseListParams({ starting_after: cursor('') }, { cursor: { login: 'text' } })).toThrow(
+      invalid('starting_after'),
+    );
   });
 });
 
@@ -94,8 +139,8 @@ describe('list envelope and pages', () => {
       logger: captureLogs().logger,
       routes: (app) =>
         app.get('/v1/users', (req, res) => {
-          const { limit, startingAfter } = parseListParams(req.query, { cursorKeys: ['id'] });
-          const after = startingAfter ? String(startingAfter.id) : '';
+          const { limit, startingAfter } = parseListParams(req.query, { cursor: { id: 'text' } });
+          const after = startingAfter ? startingAfter.id : '';
           const rows = all.filter((u) => u.id > after).slice(0, limit + 1);
           const page = pageOf(rows, limit, (u) => ({ id: u.id }));
           res.json(listEnvelope(requestPath(req), page.data, page.hasMore, page.nextCursor));

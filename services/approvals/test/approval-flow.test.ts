@@ -283,6 +283,33 @@ describe('the approval flow', () => {
     ).toBe(404);
   });
 
+  it('refuses a forged cursor with 422 naming starting_after, not a 500', async () => {
+    const forged = (values: Record<string, unknown>) =>
+      Buffer.from(JSON.stringify(values)).toString('base64url');
+    const someApproval = 'apr_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
+    for (const cursor of [
+      forged({ t: 'x', id: 'y' }),
+      forged({ t: '', id: someApproval }),
+      forged({ t: '2026-99-99T00:00:00Z', id: someApproval }),
+      forged({ t: '99999-01-01T00:00:00Z', id: someApproval }),
+      forged({ t: 1700000000000, id: someApproval }),
+      forged({}),
+    ]) {
+      const res = await h
+        .call('approvals', s.root, s.u.april)
+        .get(`/v1/approvals?approver=${s.u.april}&starting_after=${cursor}`);
+      expect({ cursor, status: res.status, error: res.body.error }).toEqual({
+        cursor,
+        status: 422,
+        error: expect.objectContaining({
+          type: 'invalid_request',
+          code: 'invalid_value',
+          param: 'starting_after',
+        }),
+      });
+    }
+  });
+
   it('approve racing reject on the same approval: exactly one wins', async () => {
     // adam is deactivated by now: set a one-step chain of april for the child account.
     await h

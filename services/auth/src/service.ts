@@ -155,6 +155,9 @@ export async function buildAuthService(
       // Unsafe text in a query is refused by the OAuth boundary (oauth-input-guard.ts) in RFC 6749's
       // shape, and by the sign-in pages as their own refusal, not as an API error.
       checkQuery: false,
+      // OAuth endpoints and sign-in pages take forms (application/x-www-form-urlencoded), read by
+      // their own parsers; the JSON parser leaves those bodies alone.
+      otherMediaTypes: 'pass',
       readiness: [
         databaseReadinessCheck(knex),
         {

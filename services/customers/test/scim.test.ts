@@ -159,6 +159,27 @@ describe('create (RFC 7644 3.3)', () => {
     }
   });
 
+  it('JSON that is not an object is 400 invalidSyntax (as `[]`); another media type is 415, in the SCIM error format', async () => {
+    const send = (type: string, body: string) =>
+      h.http().post('/scim/v2/Users').set('X-Ordering-Identity', token).set('Content-Type', type).send(body);
+    for (const body of ['null', '1', '"x"', '[]']) {
+      const res = await send(SCIM, body);
+      expect({ body, status: res.status, error: res.body }).toEqual({
+        body,
+        status: 400,
+        error: {
+          schemas: [ERROR],
+          status: '400',
+          scimType: 'invalidSyntax',
+          detail: 'The body must be a SCIM User object',
+        },
+      });
+    }
+    const res = await send('text/plain', JSON.stringify({ schemas: [USER], userName: 'plain' }));
+    expect(res.status).toBe(415);
+    expect(res.body).toMatchObject({ schemas: [ERROR], status: '415' });
+  });
+
   it('a missing userName is 400 invalidValue', async () => {
     const res = await scim().post('/Users', { schemas: [USER], name: { formatted: 'No Name' } });
     expect(res.status).toBe(400);

@@ -52,6 +52,8 @@ export async function buildPortal(
     service: config.SERVICE_NAME,
     logger,
     bodyLimit: '16kb',
+    // The portal's pages post forms, read by portal-routes' own parser.
+    otherMediaTypes: 'pass',
     readiness: [
       {
         name: 'redis',

@@ -166,6 +166,44 @@ describe('placing an order', () => {
     expect(unknown.body.error).toMatchObject({ code: 'unknown_field', param: 'items[0].colour' });
   });
 
+  it('refuses JSON of the wrong type with 422 and a body in another media type with 415, writing nothing', async () => {
+    const before = await h.orders.knex('orders').count<{ count: string }[]>('* as count');
+    const send = (path: string, type: string, body: string) =>
+      h
+        .http()
+        .post(path)
+        .set('X-Ordering-Identity', h.identity(s.root, s.users.shopper, WRITE))
+        .set('Content-Type', type)
+        .send(body);
+    const order = JSON.stringify({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+    });
+    const someOrder = 'ord_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
+    for (const [path, type, body, status, code] of [
+      ['/v1/orders', 'application/json', 'null', 422, 'invalid_value'],
+      ['/v1/orders', 'application/json', '1', 422, 'invalid_value'],
+      ['/v1/orders', 'application/json', '"x"', 422, 'invalid_value'],
+      ['/v1/orders', 'application/json', 'true', 422, 'invalid_value'],
+      ['/v1/orders', 'application/json', '[]', 422, 'invalid_value'],
+      [`/v1/orders/${someOrder}/cancel`, 'application/json', 'null', 422, 'invalid_value'],
+      ['/v1/orders', 'text/plain', order, 415, 'unsupported_media_type'],
+      ['/v1/orders', 'application/x-www-form-urlencoded', order, 415, 'unsupported_media_type'],
+      [`/v1/orders/${someOrder}/cancel`, 'text/plain', '{"reason":"x"}', 415, 'unsupported_media_type'],
+    ] as const) {
+      const res = await send(path, type, body);
+      expect({ path, type, body, status: res.status, error: res.body.error }).toEqual({
+        path,
+        type,
+        body,
+        status,
+        error: expect.objectContaining({ type: 'invalid_request', code }),
+      });
+    }
+    expect(await h.orders.knex('orders').count<{ count: string }[]>('* as count')).toEqual(before);
+  });
+
   it('refuses unknown and unavailable items and foreign addresses (422 naming them), writing nothing', async () => {
     const before = await h.orders.knex('orders').count<{ count: string }[]>('* as count');
     const unknownItem = await place({
@@ -391,6 +429,33 @@ describe('reading, listing and cancelling', () => {
       const res = await get(`/v1/orders?${bad}`, s.users.admin);
       expect(res.status).toBe(422);
       expect(res.body.error.param).toBe(bad.split('=')[0]);
+    }
+  });
+
+  it('refuses a forged cursor and an impossible created_after with 422 naming them, not a 500', async () => {
+    const forged = (values: Record<string, unknown>) =>
+      Buffer.from(JSON.stringify(values)).toString('base64url');
+    const someOrder = 'ord_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
+    for (const query of [
+      `starting_after=${forged({ t: 'x', id: 'y' })}`,
+      `starting_after=${forged({ t: '', id: someOrder })}`,
+      `starting_after=${forged({ t: '2026-99-99T00:00:00Z', id: someOrder })}`,
+      `starting_after=${forged({ t: '99999-01-01T00:00:00Z', id: someOrder })}`,
+      `starting_after=${forged({ t: 1700000000000, id: someOrder })}`,
+      `starting_after=${forged({ t: '2026-11-20T10:00:00.000Z', id: 'y' })}`,
+      'created_after=2026-02-30T00:00:00Z',
+      'created_after=2026-11-31',
+    ]) {
+      const res = await get(`/v1/orders?${query}`, s.users.admin);
+      expect({ query, status: res.status, error: res.body.error }).toEqual({
+        query,
+        status: 422,
+        error: expect.objectContaining({
+          type: 'invalid_request',
+          code: 'invalid_value',
+          param: query.split('=')[0],
+        }),
+      });
     }
   });
 

@@ -260,6 +260,30 @@ describe('deliveries API', () => {
     expect(bad.body.error).toMatchObject({ code: 'invalid_value', param: 'status' });
     const badTime = await h.api(O).get(`/v1/webhooks/${sub.id}/deliveries?created_after=yesterday`);
     expect(badTime.body.error).toMatchObject({ code: 'invalid_value', param: 'created_after' });
+    // Forged cursors and impossible dates are the caller's error (422 naming them), never a 500.
+    const forged = (values: Record<string, unknown>) =>
+      Buffer.from(JSON.stringify(values)).toString('base64url');
+    const someDelivery = 'whdel_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
+    for (const query of [
+      `starting_after=${forged({ created_at: 'x', id: 'y' })}`,
+      `starting_after=${forged({ created_at: '', id: someDelivery })}`,
+      `starting_after=${forged({ created_at: '2026-99-99T00:00:00Z', id: someDelivery })}`,
+      `starting_after=${forged({ created_at: '99999-01-01T00:00:00Z', id: someDelivery })}`,
+      `starting_after=${forged({ created_at: 1700000000000, id: someDelivery })}`,
+      'created_after=2026-02-30T00:00:00Z',
+      'created_before=2026-11-31',
+    ]) {
+      const res = await h.api(O).get(`/v1/webhooks/${sub.id}/deliveries?${query}`);
+      expect({ query, status: res.status, error: res.body.error }).toEqual({
+        query,
+        status: 422,
+        error: expect.objectContaining({
+          type: 'invalid_request',
+          code: 'invalid_value',
+          param: query.split('=')[0],
+        }),
+      });
+    }
     expect((await h.api(O).get(`/v1/webhooks/${sub.id}/deliveries/whdel_nope`)).status).toBe(404);
   });
 });

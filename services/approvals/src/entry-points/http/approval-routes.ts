@@ -12,6 +12,7 @@ import { MissingFieldError } from '@ordering/errors';
 import {
   identityOf,
   listEnvelope,
+  optionalBody,
   optionalEnumQuery,
   optionalQuery,
   pageOf,
@@ -52,7 +53,7 @@ export function approvalRoutes(uc: UseCases): Router {
   });
 
   router.get('/v1/approvals', canRead, async (req, res) => {
-    const params = parseListParams(req.query, { cursorKeys: ['t', 'id'] });
+    const params = parseListParams(req.query, { cursor: { t: 'timestamp', id: 'id' } });
     const approver = optionalQuery(req.query, 'approver');
     if (approver === undefined) throw new MissingFieldError('approver');
     const status = optionalEnumQuery(req.query, 'status', APPROVAL_STATUSES);
@@ -60,7 +61,7 @@ export function approvalRoutes(uc: UseCases): Router {
     const rows = await uc.flow.queue(actorOf(req), {
       approver,
       ...(status === undefined ? {} : { status }),
-      ...(after ? { after: { createdAt: new Date(String(after.t)), id: String(after.id) } } : {}),
+      ...(after ? { after: { createdAt: after.t, id: after.id } } : {}),
       limit: params.limit + 1,
     });
     const page = pageOf(rows, params.limit, (a) => ({ t: a.createdAt.toISOString(), id: a.id }));
@@ -73,12 +74,12 @@ export function approvalRoutes(uc: UseCases): Router {
   });
 
   router.post('/v1/approvals/:approval_id/approve', canWrite, async (req, res) => {
-    const { comment } = parseBody(ApproveRequest, req.body ?? {});
+    const { comment } = parseBody(ApproveRequest, optionalBody(req));
     res.json(await uc.flow.approve(actorOf(req), pathParam(req, 'approval_id'), comment ?? null));
   });
 
   router.post('/v1/approvals/:approval_id/reject', canWrite, async (req, res) => {
-    const { reason } = parseBody(RejectRequest, req.body ?? {});
+    const { reason } = parseBody(RejectRequest, optionalBody(req));
     res.json(await uc.flow.reject(actorOf(req), pathParam(req, 'approval_id'), reason));
   });
 

@@ -35,10 +35,10 @@ export function oauthClientRoutes(deps: AccountClientsDeps & { identitySecret: s
   );
 
   router.get('/v1/oauth_clients', async (req, res) => {
-    const params = parseListParams(req.query, { cursorKeys: ['id'] });
+    const params = parseListParams(req.query, { cursor: { id: 'text' } });
     const after = params.startingAfter?.id;
     const rows = await listAccountClients(deps, actorOf(req), {
-      ...(after === undefined ? {} : { afterClientId: String(after) }),
+      ...(after === undefined ? {} : { afterClientId: after }),
       limit: params.limit + 1,
     });
     const page = pageOf(rows, params.limit, (c) => ({ id: c.clientId }));

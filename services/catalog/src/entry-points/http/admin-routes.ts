@@ -41,11 +41,11 @@ export function adminRoutes(uc: UseCases): Router {
   });
 
   router.get(`${base}/items`, async (req, res) => {
-    const params = parseListParams(req.query, { cursorKeys: ['c'] });
+    const params = parseListParams(req.query, { cursor: { c: 'text' } });
     const after = params.startingAfter?.c;
     const rows = await uc.admin.listItems({
       limit: params.limit + 1,
-      ...(after === undefined ? {} : { afterCode: String(after) }),
+      ...(after === undefined ? {} : { afterCode: after }),
     });
     const page = pageOf(rows, params.limit, (i) => ({ c: i.item_code }));
     res.json(listEnvelope(requestPath(req), page.data, page.hasMore, page.nextCursor));

@@ -35,12 +35,12 @@ export function adminRoutes(uc: UseCases): Router {
   const base = '/internal/v1/admin';
 
   router.get(`${base}/customers`, async (req, res) => {
-    const params = parseListParams(req.query, { cursorKeys: ['cust_id'] });
+    const params = parseListParams(req.query, { cursor: { cust_id: 'text' } });
     const parentCustId = optionalQuery(req.query, 'parent_cust_id');
     const after = params.startingAfter?.cust_id;
     const rows = await uc.accounts.listAccounts({
       ...(parentCustId === undefined ? {} : { parentCustId }),
-      ...(after === undefined ? {} : { afterCustId: String(after) }),
+      ...(after === undefined ? {} : { afterCustId: after }),
       limit: params.limit + 1,
     });
     const page = pageOf(rows, params.limit, (c) => ({ cust_id: c.id }));

@@ -18,12 +18,12 @@ export function customerRoutes(uc: UseCases): Router {
 
   router.get('/v1/customers', canRead, async (req, res) => {
     const identity = identityOf(req);
-    const params = parseListParams(req.query, { cursorKeys: ['cust_id'] });
+    const params = parseListParams(req.query, { cursor: { cust_id: 'text' } });
     const parentCustId = optionalQuery(req.query, 'parent_cust_id');
     const after = params.startingAfter?.cust_id;
     const rows = await uc.accountQueries.listWithinReach(identity.cust_id, {
       ...(parentCustId === undefined ? {} : { parentCustId }),
-      ...(after === undefined ? {} : { afterCustId: String(after) }),
+      ...(after === undefined ? {} : { afterCustId: after }),
       limit: params.limit + 1,
     });
     const page = pageOf(rows, params.limit, (c) => ({ cust_id: c.id }));

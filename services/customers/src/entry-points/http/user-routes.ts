@@ -25,7 +25,7 @@ export function userRoutes(uc: UseCases, idempotency: IdempotencyStore): Router 
   const actorOf = (req: Parameters<typeof identityOf>[0]) => ({ reachRoot: identityOf(req).cust_id });
 
   router.get('/v1/users', canRead, async (req, res) => {
-    const params = parseListParams(req.query, { cursorKeys: ['login'] });
+    const params = parseListParams(req.query, { cursor: { login: 'text' } });
     const custId = optionalQuery(req.query, 'cust_id');
     const status = optionalEnumQuery(req.query, 'status', USER_STATUSES);
     const role = optionalEnumQuery(req.query, 'role', USER_ROLES);
@@ -34,7 +34,7 @@ export function userRoutes(uc: UseCases, idempotency: IdempotencyStore): Router 
       ...(custId === undefined ? {} : { custId }),
       ...(status === undefined ? {} : { status }),
       ...(role === undefined ? {} : { role }),
-      ...(after === undefined ? {} : { afterLogin: String(after) }),
+      ...(after === undefined ? {} : { afterLogin: after }),
       limit: params.limit + 1,
     });
     const page = pageOf(rows, params.limit, (u) => ({ login: u.login }));

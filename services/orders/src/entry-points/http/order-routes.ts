@@ -2,12 +2,13 @@
 import type { Request } from 'express';
 import { Router } from 'express';
 import { CancelOrderRequest, CreateOrderRequest, ORDER_STATUSES } from '@ordering/contracts';
-import { InputError } from '@ordering/errors';
 import {
   identityOf,
   listEnvelope,
+  optionalBody,
   optionalEnumQuery,
   optionalQuery,
+  optionalTimestampQuery,
   pageOf,
   parseBody,
   parseListParams,
@@ -23,17 +24,6 @@ export const actorOf = (req: Request): Actor => {
   const identity = identityOf(req);
   return { custId: identity.cust_id, login: identity.login, scopes: identity.scopes };
 };
-
-function timestampQuery(query: Record<string, unknown>, name: string): Date | undefined {
-  const raw = optionalQuery(query, name);
-  if (raw === undefined) return undefined;
-  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-  const date = new Date(raw);
-  if (!iso.test(raw) || Number.isNaN(date.getTime())) {
-    throw new InputError(`${name} must be an ISO 8601 date-time, e.g. 2026-11-22T09:30:00Z`, name);
-  }
-  return date;
-}
 
 export function orderRoutes(uc: UseCases, idempotency: IdempotencyStore): Router {
   const router = Router();
@@ -60,16 +50,16 @@ export function orderRoutes(uc: UseCases, idempotency: IdempotencyStore): Router
   });
 
   router.get('/v1/orders', canRead, async (req, res) => {
-    const params = parseListParams(req.query, { cursorKeys: ['t', 'id'] });
+    const params = parseListParams(req.query, { cursor: { t: 'timestamp', id: 'id' } });
     const custId = optionalQuery(req.query, 'cust_id');
     const status = optionalEnumQuery(req.query, 'status', ORDER_STATUSES);
-    const createdAfter = timestampQuery(req.query, 'created_after');
+    const createdAfter = optionalTimestampQuery(req.query, 'created_after');
     const after = params.startingAfter;
     const orders = await uc.queries.list(actorOf(req), {
       ...(custId === undefined ? {} : { custId }),
       ...(status === undefined ? {} : { status }),
       ...(createdAfter === undefined ? {} : { createdAfter }),
-      ...(after ? { after: { submittedAt: new Date(String(after.t)), id: String(after.id) } } : {}),
+      ...(after ? { after: { submittedAt: after.t, id: after.id } } : {}),
       limit: params.limit + 1,
     });
     const page = pageOf(orders, params.limit, (o) => ({ t: o.state.submitted_at.toISOString(), id: o.id }));
@@ -88,7 +78,7 @@ export function orderRoutes(uc: UseCases, idempotency: IdempotencyStore): Router
   });
 
   router.post('/v1/orders/:id/cancel', canWrite, async (req, res) => {
-    const { reason } = parseBody(CancelOrderRequest, req.body ?? {});
+    const { reason } = parseBody(CancelOrderRequest, optionalBody(req));
     const order = await uc.queries.cancel(actorOf(req), pathParam(req, 'id'), reason ?? null);
     res.json(order.toResource());
   });

@@ -14,6 +14,7 @@ import {
   listEnvelope,
   optionalEnumQuery,
   optionalQuery,
+  optionalTimestampQuery,
   pageOf,
   parseBody,
   parseListParams,
@@ -26,16 +27,6 @@ import type { DeliveriesUseCase } from '../../domain/deliveries-use-case';
 import { deliveryResource, subscriptionResource } from '../../domain/resources';
 import type { SubscriptionsUseCase } from '../../domain/subscriptions-use-case';
 
-function timestampQuery(query: Record<string, unknown>, name: string): Date | undefined {
-  const raw = optionalQuery(query, name);
-  if (raw === undefined) return undefined;
-  const time = Date.parse(raw);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(time)) {
-    throw new InputError(`${name} must be an ISO 8601 date-time`, name);
-  }
-  return new Date(time);
-}
-
 export function webhookRoutes(deps: {
   subscriptions: SubscriptionsUseCase;
   deliveries: DeliveriesUseCase;
@@ -47,10 +38,10 @@ export function webhookRoutes(deps: {
   const uc = deps.subscriptions;
 
   router.get('/v1/webhooks', admin, async (req, res) => {
-    const params = parseListParams(req.query, { cursorKeys: ['id'] });
+    const params = parseListParams(req.query, { cursor: { id: 'id' } });
     const after = params.startingAfter?.id;
     const rows = await uc.list(account(req), {
-      ...(after === undefined ? {} : { afterId: String(after) }),
+      ...(after === undefined ? {} : { afterId: after }),
       limit: params.limit + 1,
     });
     const page = pageOf(rows, params.limit, (s) => ({ id: s.id }));
@@ -100,20 +91,18 @@ export function webhookRoutes(deps: {
   });
 
   router.get('/v1/webhooks/:id/deliveries', admin, async (req, res) => {
-    const params = parseListParams(req.query, { cursorKeys: ['created_at', 'id'] });
+    const params = parseListParams(req.query, { cursor: { created_at: 'timestamp', id: 'id' } });
     const status = optionalEnumQuery(req.query, 'status', WEBHOOK_DELIVERY_STATUSES);
     const eventType = optionalQuery(req.query, 'event_type');
-    const createdAfter = timestampQuery(req.query, 'created_after');
-    const createdBefore = timestampQuery(req.query, 'created_before');
+    const createdAfter = optionalTimestampQuery(req.query, 'created_after');
+    const createdBefore = optionalTimestampQuery(req.query, 'created_before');
     const cursor = params.startingAfter;
     const rows = await deps.deliveries.list(account(req), pathParam(req, 'id'), {
       ...(status ? { status } : {}),
       ...(eventType ? { eventType } : {}),
       ...(createdAfter ? { createdAfter } : {}),
       ...(createdBefore ? { createdBefore } : {}),
-      ...(cursor
-        ? { before: { createdAt: new Date(String(cursor.created_at)), id: String(cursor.id) } }
-        : {}),
+      ...(cursor ? { before: { createdAt: cursor.created_at, id: cursor.id } } : {}),
       limit: params.limit + 1,
     });
     const page = pageOf(rows, params.limit, (d) => ({
