@@ -47,6 +47,8 @@ describe('discovery', () => {
     );
     expect(meta.grant_types_supported).not.toContain('implicit');
     expect(meta.grant_types_supported).not.toContain('password');
+    // Only the spec's flows: no pushed authorization requests.
+    expect(meta.pushed_authorization_request_endpoint).toBeUndefined();
   });
 });
 

@@ -163,7 +163,6 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       userinfo: '/oauth/userinfo',
       jwks: '/oauth/jwks.json',
       end_session: '/oauth/logout',
-      pushed_authorization_request: '/oauth/par',
       code_verification: '/oauth/device',
       device_authorization: '/oauth/device/auth',
       registration: '/oauth/register',
@@ -220,6 +219,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     },
     features: {
       devInteractions: { enabled: false },
+      // Not in the spec's flows: pushed authorization requests would be a second way into the
+      // authorization endpoint, one that skips the scope bound of authorization-scope-bound.ts.
+      pushedAuthorizationRequests: { enabled: false },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
       revocation: { enabled: true },
