@@ -12,6 +12,7 @@ import {
   type PlainRequest,
   type PlainRequestContext,
   assertSafeQuery,
+  assertScopes,
   requestTelemetryOf,
   setTelemetryRoute,
   unsafeInputError,
@@ -26,7 +27,6 @@ import {
 } from '@ordering/telemetry';
 import { bearerTokenOf } from './auth/bearer-token';
 import { clientAddress } from './auth/client-address';
-import { assertScopes } from './auth/scope-policy';
 import { SignedIdentities } from './auth/signed-identity';
 import type { TokenAdmission } from './auth/token-admission';
 import type { TokenVerifier } from './auth/token-verifier';

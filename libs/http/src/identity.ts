@@ -122,7 +122,23 @@ export function identityOf(req: Request): Identity {
   return req.identity;
 }
 
-/** 403 insufficient_scope unless the identity holds one of `anyOf` (or `admin:all`). */
+/**
+ * 403 insufficient_scope unless `identity` holds one of `anyOf` (or `admin:all`), with the RFC 6750
+ * challenge every such refusal carries, here and at the gateway.
+ */
+export function assertScopes(identity: Identity, anyOf: readonly string[]): void {
+  if (anyOf.some((scope) => hasScope(identity, scope))) return;
+  // RFC 6750 section 3: the scope attribute lists what is needed, so name it only when one scope does.
+  const challenge =
+    anyOf.length === 1
+      ? `Bearer error="insufficient_scope", scope="${anyOf[0]}"`
+      : 'Bearer error="insufficient_scope"';
+  throw new NotAllowedError(`This request needs the scope ${anyOf.join(' or ')}`, 'insufficient_scope', {
+    'WWW-Authenticate': challenge,
+  });
+}
+
+/** Middleware: `assertScopes` on the request's identity. */
 export function requireScope(...anyOf: string[]): RequestHandler {
   if (anyOf.length === 0) throw new Error('requireScope needs at least one scope');
   return (req, _res, next) => {
@@ -130,20 +146,12 @@ export function requireScope(...anyOf: string[]): RequestHandler {
       next(new AuthenticationError());
       return;
     }
-    const identity = req.identity;
-    if (anyOf.some((scope) => hasScope(identity, scope))) {
-      next();
+    try {
+      assertScopes(req.identity, anyOf);
+    } catch (err) {
+      next(err);
       return;
     }
-    // RFC 6750: the scope attribute lists what is needed, so name it only when one scope does.
-    const challenge =
-      anyOf.length === 1
-        ? `Bearer error="insufficient_scope", scope="${anyOf[0]}"`
-        : 'Bearer error="insufficient_scope"';
-    next(
-      new NotAllowedError(`This request needs the scope ${anyOf.join(' or ')}`, 'insufficient_scope', {
-        'WWW-Authenticate': challenge,
-      }),
-    );
+    next();
   };
 }
