@@ -44,19 +44,20 @@ function expectBurstAdmitsTheCapacity(result: BurstResult): void {
   expect(result.limited).toBeGreaterThan(0);
 }
 
+// One gateway for the token buckets and the address buckets below (they never share a key).
+let h: Harness;
+let client: Pool;
+
+beforeAll(async () => {
+  h = await startHarness();
+  client = gatewayClient(h.url);
+});
+afterAll(async () => {
+  await client.close();
+  await h.stop();
+});
+
 describe('rate limit per token (shared bucket in Redis)', () => {
-  let h: Harness;
-  let client: Pool;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    client = gatewayClient(h.url);
-  });
-  afterAll(async () => {
-    await client.close();
-    await h.stop();
-  });
-
   it('lets 240 quick requests through, then 429 with Retry-After; about 60 more pass 0.5 s later', async () => {
     const token = h.issuer.mint({ scope: 'orders:read' });
     const first = await burst(client, '/v1/orders', token, BURST);
@@ -111,18 +112,6 @@ describe('rate limit per token (shared bucket in Redis)', () => {
 });
 
 describe('requests without a valid token: the bucket of their client address', () => {
-  let h: Harness;
-  let client: Pool;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    client = gatewayClient(h.url);
-  });
-  afterAll(async () => {
-    await client.close();
-    await h.stop();
-  });
-
   const expectHeaders = (res: request.Response) => {
     expect(res.headers['x-ratelimit-limit']).toBe('120');
     expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThanOrEqual(239);

@@ -2,6 +2,7 @@
 // Kafka between them: chains and inheritance, steps opened one after another, approve and reject
 // with the approver's own identity, 404/409 rules, cancellation withdrawing approvals, a
 // deactivated approver's queue moving to the admins, concurrent decisions, and the preview.
+import { encodeCursor } from '@ordering/http';
 import {
   ADMIN,
   ALL,
@@ -284,16 +285,14 @@ describe('the approval flow', () => {
   });
 
   it('refuses a forged cursor with 422 naming starting_after, not a 500', async () => {
-    const forged = (values: Record<string, unknown>) =>
-      Buffer.from(JSON.stringify(values)).toString('base64url');
     const someApproval = 'apr_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
     for (const cursor of [
-      forged({ t: 'x', id: 'y' }),
-      forged({ t: '', id: someApproval }),
-      forged({ t: '2026-99-99T00:00:00Z', id: someApproval }),
-      forged({ t: '99999-01-01T00:00:00Z', id: someApproval }),
-      forged({ t: 1700000000000, id: someApproval }),
-      forged({}),
+      encodeCursor({ t: 'x', id: 'y' }),
+      encodeCursor({ t: '', id: someApproval }),
+      encodeCursor({ t: '2026-99-99T00:00:00Z', id: someApproval }),
+      encodeCursor({ t: '99999-01-01T00:00:00Z', id: someApproval }),
+      encodeCursor({ t: 1700000000000, id: someApproval }),
+      encodeCursor({}),
     ]) {
       const res = await h
         .call('approvals', s.root, s.u.april)

@@ -1,5 +1,6 @@
 // Placing, reading, listing and cancelling orders over HTTP as the gateway forwards them, with the
 // real customers service, a catalog stand-in that follows the pricing contract and real Kafka.
+import { encodeCursor } from '@ordering/http';
 import { type OrdersHarness, seedAccounts, startOrdersHarness } from './support/orders-harness';
 
 let h: OrdersHarness;
@@ -433,16 +434,14 @@ describe('reading, listing and cancelling', () => {
   });
 
   it('refuses a forged cursor and an impossible created_after with 422 naming them, not a 500', async () => {
-    const forged = (values: Record<string, unknown>) =>
-      Buffer.from(JSON.stringify(values)).toString('base64url');
     const someOrder = 'ord_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
     for (const query of [
-      `starting_after=${forged({ t: 'x', id: 'y' })}`,
-      `starting_after=${forged({ t: '', id: someOrder })}`,
-      `starting_after=${forged({ t: '2026-99-99T00:00:00Z', id: someOrder })}`,
-      `starting_after=${forged({ t: '99999-01-01T00:00:00Z', id: someOrder })}`,
-      `starting_after=${forged({ t: 1700000000000, id: someOrder })}`,
-      `starting_after=${forged({ t: '2026-11-20T10:00:00.000Z', id: 'y' })}`,
+      `starting_after=${encodeCursor({ t: 'x', id: 'y' })}`,
+      `starting_after=${encodeCursor({ t: '', id: someOrder })}`,
+      `starting_after=${encodeCursor({ t: '2026-99-99T00:00:00Z', id: someOrder })}`,
+      `starting_after=${encodeCursor({ t: '99999-01-01T00:00:00Z', id: someOrder })}`,
+      `starting_after=${encodeCursor({ t: 1700000000000, id: someOrder })}`,
+      `starting_after=${encodeCursor({ t: '2026-11-20T10:00:00.000Z', id: 'y' })}`,
       'created_after=2026-02-30T00:00:00Z',
       'created_after=2026-11-31',
     ]) {

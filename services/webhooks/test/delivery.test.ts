@@ -2,6 +2,7 @@
 // (verified with Stripe's SDK), retried (down then up, 429 Retry-After), never redirected, one
 // endpoint never slowing another, and ordered per resource when a subscription asks for it. The
 // retry schedule runs 1000 times faster than real time here.
+import { encodeCursor } from '@ordering/http';
 import { waitUntil } from '@ordering/testing';
 import { disconnectProducer, type Harness, startHarness } from './support/harness';
 import { type Receiver, startReceiver } from './support/receiver';
@@ -261,15 +262,13 @@ describe('deliveries API', () => {
     const badTime = await h.api(O).get(`/v1/webhooks/${sub.id}/deliveries?created_after=yesterday`);
     expect(badTime.body.error).toMatchObject({ code: 'invalid_value', param: 'created_after' });
     // Forged cursors and impossible dates are the caller's error (422 naming them), never a 500.
-    const forged = (values: Record<string, unknown>) =>
-      Buffer.from(JSON.stringify(values)).toString('base64url');
     const someDelivery = 'whdel_01JD0Z8Q3N4M5P6R7S8T9V0W1X';
     for (const query of [
-      `starting_after=${forged({ created_at: 'x', id: 'y' })}`,
-      `starting_after=${forged({ created_at: '', id: someDelivery })}`,
-      `starting_after=${forged({ created_at: '2026-99-99T00:00:00Z', id: someDelivery })}`,
-      `starting_after=${forged({ created_at: '99999-01-01T00:00:00Z', id: someDelivery })}`,
-      `starting_after=${forged({ created_at: 1700000000000, id: someDelivery })}`,
+      `starting_after=${encodeCursor({ created_at: 'x', id: 'y' })}`,
+      `starting_after=${encodeCursor({ created_at: '', id: someDelivery })}`,
+      `starting_after=${encodeCursor({ created_at: '2026-99-99T00:00:00Z', id: someDelivery })}`,
+      `starting_after=${encodeCursor({ created_at: '99999-01-01T00:00:00Z', id: someDelivery })}`,
+      `starting_after=${encodeCursor({ created_at: 1700000000000, id: someDelivery })}`,
       'created_after=2026-02-30T00:00:00Z',
       'created_before=2026-11-31',
     ]) {
