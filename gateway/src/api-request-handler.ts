@@ -49,8 +49,6 @@ export interface ApiRequestDeps {
   trustProxy: boolean;
   /** Where each client's `Idempotency-Key` was first used. */
   idempotencyKeys: IdempotencyKeyEndpoints;
-  /** The creating POSTs that take `Idempotency-Key`, as `POST /v1/orders`. */
-  idempotentEndpoints: ReadonlySet<string>;
 }
 
 /**
@@ -184,11 +182,8 @@ export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
     const query = url.indexOf('?');
     if (query !== -1 && !route.path.endsWith('/*')) assertSafeQuery(parseQuery(url.slice(query + 1)));
     const idempotencyKey = req.headers['idempotency-key'];
-    if (typeof idempotencyKey === 'string') {
-      const endpoint = `${method} ${route.path}`;
-      if (deps.idempotentEndpoints.has(endpoint))
-        await deps.idempotencyKeys.claim(claims.client_id, idempotencyKey, endpoint);
-    }
+    if (typeof idempotencyKey === 'string')
+      await deps.idempotencyKeys.claim(claims.client_id, idempotencyKey, `${method} ${route.path}`);
 
     const pool = deps.pools.get(route.service);
     if (!pool) throw new UnavailableError();

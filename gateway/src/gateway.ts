@@ -94,11 +94,14 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
       jwksTimeoutMs: config.JWKS_TIMEOUT_MS,
     }),
     admission,
-    idempotencyKeys: new IdempotencyKeyEndpoints(redis, config.REDIS_KEY_PREFIX),
-    idempotentEndpoints: new Set(
-      Object.entries(OPERATIONS)
-        .filter(([, operation]) => operation.idempotent)
-        .map(([endpoint]) => endpoint),
+    idempotencyKeys: new IdempotencyKeyEndpoints(
+      redis,
+      config.REDIS_KEY_PREFIX,
+      new Set(
+        Object.entries(OPERATIONS)
+          .filter(([, operation]) => operation.idempotent)
+          .map(([endpoint]) => endpoint),
+      ),
     ),
     pools,
     identitySecret: config.INTERNAL_IDENTITY_SECRET,

@@ -14,14 +14,19 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const TTL_SECONDS = 24 * 60 * 60;
 
 export class IdempotencyKeyEndpoints {
+  /**
+   * @param endpoints the creating POSTs that take `Idempotency-Key` (`POST /v1/orders`, ...); a
+   *   key sent to any other endpoint is not recorded.
+   */
   constructor(
     private readonly connection: RedisConnection,
     private readonly keyPrefix: string,
+    private readonly endpoints: ReadonlySet<string>,
   ) {}
 
   /** Records `endpoint` (e.g. `POST /v1/orders`) for the key, or refuses another endpoint's key. */
   async claim(clientId: string, key: string, endpoint: string): Promise<void> {
-    if (!KEY_PATTERN.test(key) || !this.connection.usable()) return;
+    if (!this.endpoints.has(endpoint) || !KEY_PATTERN.test(key) || !this.connection.usable()) return;
     const redisKey = `${this.keyPrefix}idempotency:${clientId}:${key}`;
     let first: string | null;
     try {

@@ -96,7 +96,8 @@ export class ApprovalFlowUseCase {
   /**
    * An approver's queue, listing only approvals of accounts in the caller's tree: the caller's
    * own, or, for a caller that reads every order of its tree (`readsWholeTree` of
-   * libs/customers-client), any approver's of that tree. Any other approver is 404 like an unknown one, so nothing reveals who approves what.
+   * libs/customers-client), any approver's of that tree. Any other approver is 404 like an unknown
+   * one, so nothing reveals who approves what.
    */
   async queue(
     actor: Actor,
