@@ -189,7 +189,9 @@ describe('the approval flow', () => {
       (e) => e.type === 'order.submitted',
     );
     const orderId = await placeBig();
-    const [original] = await submitted.waitFor((events) => events.some((e) => e.data.id === orderId));
+    const original = (await submitted.waitFor((events) => events.some((e) => e.data.id === orderId))).find(
+      (e) => e.data.id === orderId,
+    );
     await submitted.stop();
     const foreign = {
       ...original!,
@@ -216,9 +218,10 @@ describe('the approval flow', () => {
       ],
     });
     await producer.disconnect();
-    const [letter] = await deadLetters.waitFor((ms) =>
-      ms.some((m) => (JSON.parse(m.value ?? '{}') as { id?: string }).id === foreign.id),
-    );
+    // The topic holds every test file's dead letters (one broker): find this event's.
+    const isForeign = (m: { value: string | null }) =>
+      (JSON.parse(m.value ?? '{}') as { id?: string }).id === foreign.id;
+    const letter = (await deadLetters.waitFor((ms) => ms.some(isForeign))).find(isForeign);
     expect(readDeadLetter(letter!.headers)).toMatchObject({ reason: 'permanent_error' });
     expect(readDeadLetter(letter!.headers)!.error).toContain('unknown account');
     // The consumer moved on: an order placed afterwards is still handled, and nothing was approved.
