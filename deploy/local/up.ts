@@ -2,12 +2,12 @@
 // Checks PostgreSQL and Redis, starts the project's Kafka broker, builds and starts every service
 // that exists and the gateway (one process each, as in production), waits until each is ready,
 // seeds the demo data, writes .local/stack.json and prints what to use. Ctrl-C or SIGTERM stops
-// everything cleanly.
+// everything cleanly. The data of the previous run is kept unless `--fresh` (up-arguments.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ALL_TOPICS } from '@ordering/contracts';
-import { ensureDatabase } from '@ordering/db';
+import { dropDatabase, ensureDatabase } from '@ordering/db';
 import { localStateDir, startKafkaBroker, stopKafkaBroker } from './kafka-broker';
 import { assertLocalServers, tcpReachable } from './local-servers';
 import {
@@ -19,6 +19,7 @@ import {
   type StackProcess,
 } from './stack-definition';
 import { seedDemoData } from '../ops/seed-demo-data';
+import { UpUsageError, parseUpArguments, type UpArguments } from './up-arguments';
 import { writeStackFile, stackFilePath, type StackFile } from './stack-file';
 import { startZipkin, stopZipkin, waitForZipkin } from './zipkin-server';
 
@@ -140,7 +141,24 @@ async function shutdown(code: number): Promise<void> {
   process.exit(code);
 }
 
+/** Each service's database, dropped first when starting afresh; says when an earlier run's data is kept. */
+async function prepareDatabases(procs: StackProcess[], args: UpArguments): Promise<void> {
+  const kept: string[] = [];
+  for (const proc of procs) {
+    if (!proc.database) continue;
+    const url = proc.env.DATABASE_URL as string;
+    if (args.fresh && (await dropDatabase(url))) say(`dropped database ${proc.database}`);
+    if (!(await ensureDatabase(url))) kept.push(proc.database);
+  }
+  if (kept.length > 0) {
+    say(
+      `using the data of an earlier run (databases ${kept.join(', ')}); ./dev up --fresh starts from empty`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
+  const args = parseUpArguments(process.argv.slice(2));
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
   const settings = defaultSettings();
@@ -158,6 +176,7 @@ async function main(): Promise<void> {
     controllerPort: ports.kafkaController,
     dataDir: kafkaDir,
     topics: ALL_TOPICS,
+    fresh: args.fresh,
     log: say,
   });
   say(`Kafka ready on ${kafka.brokers.join(',')}`);
@@ -165,9 +184,7 @@ async function main(): Promise<void> {
   say('building service bundles');
   for (const proc of procs) await runToEnd(process.execPath, [bundler, proc.dir]);
 
-  for (const proc of procs) {
-    if (proc.database) await ensureDatabase(proc.env.DATABASE_URL as string);
-  }
+  await prepareDatabases(procs, args);
   await waitForZipkin(zipkin, zipkinDir);
   say(`Zipkin ready on ${zipkin.url}`);
   for (const proc of procs) {
@@ -220,6 +237,10 @@ function printBanner(stack: StackFile): void {
 }
 
 main().catch(async (err) => {
+  if (err instanceof UpUsageError) {
+    console.error(err.message);
+    process.exit(2);
+  }
   console.error(`[up] failed: ${err instanceof Error ? err.message : String(err)}`);
   await shutdown(1);
 });

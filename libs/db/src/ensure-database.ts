@@ -1,5 +1,6 @@
 // Each service owns one database and creates it at start-up when it is missing. Two replicas
-// starting at once may both try: the loser's "already exists" is success.
+// starting at once may both try: the loser's "already exists" is success. A local platform started
+// afresh (`./dev up --fresh`) drops its databases first.
 import type { ConnectionOptions } from 'node:tls';
 import pg from 'pg';
 import { databaseTlsFromEnv } from './database-tls';
@@ -31,10 +32,8 @@ export interface EnsureDatabaseOptions {
   ssl?: false | ConnectionOptions;
 }
 
-/** Creates the database named by `url` unless it exists. */
-export async function ensureDatabase(url: string, options: EnsureDatabaseOptions = {}): Promise<void> {
-  const database = databaseNameOf(url);
-  const quoted = quoteIdentifier(database);
+/** A connected client of the server of `url`, on its maintenance database. */
+async function maintenanceClient(url: string, options: EnsureDatabaseOptions): Promise<pg.Client> {
   const client = new pg.Client({
     connectionString: withDatabase(url, options.maintenanceDatabase ?? 'postgres'),
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
@@ -45,16 +44,42 @@ export async function ensureDatabase(url: string, options: EnsureDatabaseOptions
     await client.connect();
   } catch (err) {
     await client.end().catch(() => {});
-    throw new DatabaseUnreachableError(serverOf(url), database, err);
+    throw new DatabaseUnreachableError(serverOf(url), databaseNameOf(url), err);
   }
+  return client;
+}
+
+/** Creates the database named by `url` unless it exists; true when this call created it. */
+export async function ensureDatabase(url: string, options: EnsureDatabaseOptions = {}): Promise<boolean> {
+  const database = databaseNameOf(url);
+  const quoted = quoteIdentifier(database);
+  const client = await maintenanceClient(url, options);
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [database]);
-    if (found.rowCount) return;
+    if (found.rowCount) return false;
     await client.query(`create database ${quoted}`);
+    return true;
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === DUPLICATE_DATABASE || code === UNIQUE_VIOLATION) return;
+    if (code === DUPLICATE_DATABASE || code === UNIQUE_VIOLATION) return false;
     throw err;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * Drops the database named by `url` when it exists, ending its sessions first (a local platform
+ * started afresh; never a production path). True when there was one to drop.
+ */
+export async function dropDatabase(url: string, options: EnsureDatabaseOptions = {}): Promise<boolean> {
+  const database = databaseNameOf(url);
+  const client = await maintenanceClient(url, options);
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [database]);
+    if (!found.rowCount) return false;
+    await client.query(`drop database if exists ${quoteIdentifier(database)} with (force)`);
+    return true;
   } finally {
     await client.end().catch(() => {});
   }

@@ -1,4 +1,11 @@
-import { DatabaseUnreachableError, createKnex, databaseNameOf, ensureDatabase, withDatabase } from '../src';
+import {
+  DatabaseUnreachableError,
+  createKnex,
+  databaseNameOf,
+  dropDatabase as dropServiceDatabase,
+  ensureDatabase,
+  withDatabase,
+} from '../src';
 import { ADMIN_URL, databaseExists, dropDatabase, uniqueDatabaseUrl } from './db-test-server';
 
 describe('ensureDatabase', () => {
@@ -13,14 +20,14 @@ describe('ensureDatabase', () => {
     created.push(name);
     expect(await databaseExists(name)).toBe(false);
 
-    await ensureDatabase(url);
+    expect(await ensureDatabase(url)).toBe(true);
     expect(await databaseExists(name)).toBe(true);
 
     const db = createKnex({ url, service: 'ensure-test' });
     try {
       await db.schema.createTable('marker', (t) => t.text('v'));
       await db('marker').insert({ v: 'kept' });
-      await ensureDatabase(url);
+      expect(await ensureDatabase(url)).toBe(false);
       expect(await db('marker').pluck('v')).toEqual(['kept']);
     } finally {
       await db.destroy();
@@ -51,5 +58,38 @@ describe('ensureDatabase', () => {
 
   it('refuses a name PostgreSQL would silently truncate', async () => {
     await expect(ensureDatabase(withDatabase(ADMIN_URL, 'x'.repeat(64)))).rejects.toThrow('longer than 63');
+  });
+});
+
+describe('dropDatabase (a local platform started afresh)', () => {
+  it('drops a database whose sessions are still open, and then ensureDatabase makes an empty one', async () => {
+    const url = uniqueDatabaseUrl('fresh');
+    const name = databaseNameOf(url);
+    await ensureDatabase(url);
+    const db = createKnex({ url, service: 'fresh-test' });
+    try {
+      await db.schema.createTable('marker', (t) => t.text('v'));
+      await db('marker').insert({ v: 'old run' });
+
+      expect(await dropServiceDatabase(url)).toBe(true);
+      expect(await databaseExists(name)).toBe(false);
+    } finally {
+      await db.destroy();
+    }
+    try {
+      expect(await ensureDatabase(url)).toBe(true);
+      const fresh = createKnex({ url, service: 'fresh-test' });
+      try {
+        expect(await fresh.schema.hasTable('marker')).toBe(false);
+      } finally {
+        await fresh.destroy();
+      }
+    } finally {
+      await dropDatabase(name);
+    }
+  });
+
+  it('answers false when there is no such database', async () => {
+    expect(await dropServiceDatabase(uniqueDatabaseUrl('absent'))).toBe(false);
   });
 });
