@@ -335,6 +335,79 @@ describe('replace and patch (RFC 7644 3.5)', () => {
   });
 });
 
+describe('versions (RFC 7644 3.14)', () => {
+  const withIfMatch = <T extends { set(name: string, value: string): T }>(req: T, tag: string) =>
+    req.set('If-Match', tag);
+
+  it('ServiceProviderConfig says ETags are supported, since every User carries one', async () => {
+    const spc = await scim().get('/ServiceProviderConfig');
+    expect(spc.body.etag).toEqual({ supported: true });
+  });
+
+  it('PUT, PATCH and DELETE with a stale If-Match are 412 and change nothing; the current version (or *) passes', async () => {
+    const created = await scim().post('/Users', rfcCreate('versioned'));
+    expect(created.status).toBe(201);
+    const v1 = created.headers.etag as string;
+    const renamed = await scim().patch('/Users/versioned', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'Second writer' }],
+    });
+    expect(renamed.status).toBe(200);
+    const v2 = renamed.headers.etag as string;
+    expect(v2).not.toBe(v1);
+
+    const stalePatch = await withIfMatch(
+      scim().patch('/Users/versioned', {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'displayName', value: 'Lost update' }],
+      }),
+      v1,
+    );
+    expect(stalePatch.status).toBe(412);
+    expect(stalePatch.headers['content-type']).toMatch(/^application\/scim\+json/);
+    expect(stalePatch.body).toMatchObject({ schemas: [ERROR], status: '412' });
+    const stalePut = await withIfMatch(
+      scim().put('/Users/versioned', { schemas: [USER], userName: 'versioned', displayName: 'Lost' }),
+      v1,
+    );
+    expect(stalePut.status).toBe(412);
+    const staleDelete = await withIfMatch(scim().delete('/Users/versioned'), v1);
+    expect(staleDelete.status).toBe(412);
+    const unchanged = await scim().get('/Users/versioned');
+    expect(unchanged.body).toMatchObject({ displayName: 'Second writer', active: true });
+    expect(unchanged.headers.etag).toBe(v2);
+
+    const current = await withIfMatch(
+      scim().patch('/Users/versioned', {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'displayName', value: 'Third writer' }],
+      }),
+      `"other", ${v2}`,
+    );
+    expect(current.status).toBe(200);
+    expect(current.body.displayName).toBe('Third writer');
+    const any = await withIfMatch(
+      scim().put('/Users/versioned', { schemas: [USER], userName: 'versioned', displayName: 'Fourth' }),
+      '*',
+    );
+    expect(any.status).toBe(200);
+    const deleted = await withIfMatch(scim().delete('/Users/versioned'), any.headers.etag as string);
+    expect(deleted.status).toBe(204);
+  });
+
+  it('an If-Match that is not an entity tag is 400 invalidValue', async () => {
+    const res = await withIfMatch(
+      scim().patch('/Users/bjensen', {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'displayName', value: 'x' }],
+      }),
+      'not-a-tag',
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ schemas: [ERROR], scimType: 'invalidValue' });
+  });
+});
+
 describe('delete (RFC 7644 3.6)', () => {
   it('answers 204, deactivates without removing the record, and SCIM then answers 404 for it', async () => {
     const del = await scim().delete('/Users/page3');

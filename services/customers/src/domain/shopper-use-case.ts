@@ -26,6 +26,12 @@ export interface CreateHooks {
   beforeCommit?: (tx: TransactionScope, user: Shopper) => Promise<void>;
 }
 
+/**
+ * A check of the current record, run inside the changing transaction once the row is locked (so no
+ * other change can slip in between); it throws to refuse the change (SCIM's If-Match: 412).
+ */
+export type ShopperPrecondition = (current: Shopper) => void;
+
 export type CreateShopperInput = Omit<NewShopper, 'cust_id' | 'roles'> & { cust_id?: string; roles?: Role[] };
 
 export class ShopperManagement {
@@ -64,10 +70,16 @@ export class ShopperManagement {
     return user;
   }
 
-  async update(actor: Actor, login: string, changes: ShopperChanges): Promise<Shopper> {
+  async update(
+    actor: Actor,
+    login: string,
+    changes: ShopperChanges,
+    precondition?: ShopperPrecondition,
+  ): Promise<Shopper> {
     return this.db.transaction(async (tx) => {
       const user = await tx.users.findForUpdate(login);
       if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
+      precondition?.(user);
       const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       if (Object.keys(defined).length === 0) return user;
       return tx.users.update(user.login, defined, this.clock.now());
@@ -75,10 +87,11 @@ export class ShopperManagement {
   }
 
   /** Deactivates once: user.deactivated fires on the change; deactivating again changes nothing. */
-  async deactivate(actor: Actor, login: string): Promise<Shopper> {
+  async deactivate(actor: Actor, login: string, precondition?: ShopperPrecondition): Promise<Shopper> {
     return this.db.transaction(async (tx) => {
       const user = await tx.users.findForUpdate(login);
       if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
+      precondition?.(user);
       if (user.status === 'deactivated') return user;
       const now = this.clock.now();
       const updated = await tx.users.update(user.login, { status: 'deactivated', deactivated_at: now }, now);

@@ -135,6 +135,7 @@ export function scimRoutes(uc: UseCases, options: { identitySecret: string; base
       pathParam(req, 'id'),
       req.body,
       contextOf(req, options.baseUrl),
+      req.get('if-match'),
     );
     res.setHeader('ETag', user.meta.version);
     send(res, 200, user);
@@ -145,12 +146,13 @@ export function scimRoutes(uc: UseCases, options: { identitySecret: string; base
       pathParam(req, 'id'),
       req.body,
       contextOf(req, options.baseUrl),
+      req.get('if-match'),
     );
     res.setHeader('ETag', user.meta.version);
     send(res, 200, user);
   });
   router.delete('/scim/v2/Users/:id', async (req, res) => {
-    await uc.scim.delete(callerOf(req), pathParam(req, 'id'));
+    await uc.scim.delete(callerOf(req), pathParam(req, 'id'), req.get('if-match'));
     res.status(204).end();
   });
   router.use('/scim/v2', (req, _res, next) => {
