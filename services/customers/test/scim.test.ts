@@ -464,6 +464,31 @@ describe('discovery and access', () => {
     expect(anonymous.body.schemas).toEqual([ERROR]);
   });
 
+  it('a token without admin:all cannot change an admin through SCIM (403) but can deactivate one', async () => {
+    const login = `scimadmin-${h.suffix}`.toLowerCase();
+    await h.admin.createUser({
+      login,
+      email: `${login}@example.com`,
+      name: 'Admin',
+      cust_id: custId,
+      roles: ['admin'],
+    });
+    const takeover = await scim().patch(`/Users/${login}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'emails[type eq "work"].value', value: 'other@example.com' }],
+    });
+    expect(takeover.status).toBe(403);
+    expect(takeover.body).toMatchObject({ schemas: [ERROR], status: '403' });
+    const off = await scim().patch(`/Users/${login}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
+    expect(off.status).toBe(200);
+    expect(off.body.active).toBe(false);
+    const row = await h.knex('users').where({ login }).first();
+    expect(row).toMatchObject({ email: `${login}@example.com`, status: 'deactivated' });
+  });
+
   it('another account token sees none of these users', async () => {
     const other = `OTHER-${h.suffix}`;
     await h.admin.createCustomer({ cust_id: other, name: 'Other' });

@@ -25,7 +25,14 @@ export const SCIM_MAX_RESULTS = 200;
 export interface ScimCaller {
   /** The account the bearer token acts for: users are created there and read within its tree. */
   custId: string;
+  /** The token holds `admin:all`: it may change admins (see `Actor.managesAdmins`). */
+  managesAdmins?: boolean;
 }
+
+const actorOf = (caller: ScimCaller) => ({
+  reachRoot: caller.custId,
+  managesAdmins: caller.managesAdmins === true,
+});
 
 export class ScimProvisioning {
   constructor(
@@ -38,16 +45,18 @@ export class ScimProvisioning {
     const state = parseScimUser(body);
     let user: Shopper;
     try {
-      user = await this.shoppers.create(
-        { reachRoot: caller.custId },
-        { login: state.userName, cust_id: caller.custId, roles: ['shopper'], ...changesOf(state) },
-      );
+      user = await this.shoppers.create(actorOf(caller), {
+        login: state.userName,
+        cust_id: caller.custId,
+        roles: ['shopper'],
+        ...changesOf(state),
+      });
     } catch (err) {
       if (err instanceof ConflictError)
         throw new ScimError(409, 'uniqueness', `userName ${state.userName} is taken`);
       throw err;
     }
-    if (!state.active) user = await this.shoppers.deactivate({ reachRoot: caller.custId }, user.login);
+    if (!state.active) user = await this.shoppers.deactivate(actorOf(caller), user.login);
     return toScimUser(user, ctx);
   }
 
@@ -101,7 +110,7 @@ export class ScimProvisioning {
   async delete(caller: ScimCaller, id: string, ifMatch?: string): Promise<void> {
     const precondition = ifMatchPrecondition(ifMatch);
     const user = await this.find(caller, id);
-    await this.shoppers.deactivate({ reachRoot: caller.custId }, user.login, precondition);
+    await this.shoppers.deactivate(actorOf(caller), user.login, precondition);
     await this.db.users.markScimDeleted(user.login, this.clock.now());
   }
 
@@ -115,7 +124,7 @@ export class ScimProvisioning {
     state: ScimUserState,
     precondition?: (user: Shopper) => void,
   ): Promise<Shopper> {
-    const actor = { reachRoot: caller.custId };
+    const actor = actorOf(caller);
     let user = await this.shoppers.update(actor, current.login, changesOf(state), precondition);
     if (!state.active && user.status === 'active') user = await this.shoppers.deactivate(actor, user.login);
     if (state.active && user.status === 'deactivated')
@@ -125,7 +134,7 @@ export class ScimProvisioning {
 
   private async find(caller: ScimCaller, id: string): Promise<Shopper> {
     try {
-      const user = await this.shoppers.get({ reachRoot: caller.custId }, id);
+      const user = await this.shoppers.get(actorOf(caller), id);
       if (user.scim_deleted) throw new NotFoundError();
       return user;
     } catch (err) {

@@ -2,6 +2,8 @@
 // (the gateway verifies the bearer token) with `users:write`; errors in the SCIM error format.
 import { type ErrorRequestHandler, type Request, type Response, Router } from 'express';
 import {
+  ADMIN_SCOPE,
+  hasScope,
   identityOf,
   jsonBody,
   pathParam,
@@ -60,7 +62,10 @@ export function scimRoutes(uc: UseCases, options: { identitySecret: string; base
   const router = Router();
   const send = (res: Response, status: number, body: unknown) =>
     res.status(status).type(SCIM_CONTENT_TYPE).send(JSON.stringify(body));
-  const callerOf = (req: Request) => ({ custId: identityOf(req).cust_id });
+  const callerOf = (req: Request) => {
+    const identity = identityOf(req);
+    return { custId: identity.cust_id, managesAdmins: hasScope(identity, ADMIN_SCOPE) };
+  };
 
   // The shared JSON parser: unsafe text (NUL, lone surrogates) and deep nesting are refused
   // (400 invalidValue through scimErrors) before any attribute is read.
