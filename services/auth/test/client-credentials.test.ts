@@ -132,6 +132,19 @@ describe('client credentials', () => {
     expect(decodeJwt(body.access_token).cnf).toBeUndefined();
   });
 
+  it.each(['/oauth/token', '/oauth/introspect', '/oauth/revoke'])(
+    'answers another method than POST at %s with 405, Allow: POST and an RFC 6749 error body',
+    async (path) => {
+      for (const method of ['GET', 'PUT', 'DELETE']) {
+        const res = await fetch(`${h.issuer}${path}`, { method });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe('POST');
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(await res.json()).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+      }
+    },
+  );
+
   it('refuses a wrong secret with 401 invalid_client and a Basic challenge', async () => {
     const { client: c } = await h.register({ type: 'service', scopes: ['orders:read'] });
     const res = await tokenRequest(

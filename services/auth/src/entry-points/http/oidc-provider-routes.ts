@@ -38,6 +38,16 @@ export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): v
       current = provider;
       callback = provider.callback();
     }
+    if (CLIENT_AUTHENTICATED.has(path) && req.method !== 'POST' && req.method !== 'OPTIONS') {
+      // The provider routes these endpoints for POST only and answers any other method with a
+      // bare text 404, as if the endpoint did not exist (OPTIONS stays its CORS preflight). An
+      // OAuth client reads JSON errors: 405 with Allow, in the RFC 6749 5.2 shape.
+      res
+        .status(405)
+        .set({ Allow: 'POST', 'Cache-Control': 'no-store' })
+        .json({ error: 'invalid_request', error_description: `${path} accepts POST only` });
+      return;
+    }
     if (CLIENT_AUTHENTICATED.has(path)) {
       // RFC 6749 5.2: invalid_client is 401 with a Basic challenge, whichever way the client
       // authenticated (the provider adds it only when the Authorization header was used).
