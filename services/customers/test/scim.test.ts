@@ -489,6 +489,26 @@ describe('discovery and access', () => {
     expect(row).toMatchObject({ email: `${login}@example.com`, status: 'deactivated' });
   });
 
+  it('answers what it does not implement with 501 (bulk, /Me, POST .search) and an unknown resource with 404', async () => {
+    for (const res of [
+      await scim().post('/Bulk', {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
+        Operations: [],
+      }),
+      await scim().get('/Me'),
+      await scim().post('/Users/.search', {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+      }),
+      await scim().post('/.search', { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] }),
+    ]) {
+      expect(res.status).toBe(501);
+      expect(res.body).toMatchObject({ schemas: [ERROR], status: '501' });
+    }
+    const groups = await scim().get('/Groups');
+    expect(groups.status).toBe(404);
+    expect(groups.body).toMatchObject({ schemas: [ERROR], status: '404' });
+  });
+
   it('another account token sees none of these users', async () => {
     const other = `OTHER-${h.suffix}`;
     await h.admin.createCustomer({ cust_id: other, name: 'Other' });

@@ -160,6 +160,14 @@ export function scimRoutes(uc: UseCases, options: { identitySecret: string; base
     await uc.scim.delete(callerOf(req), pathParam(req, 'id'), req.get('if-match'));
     res.status(204).end();
   });
+  // RFC 7644 answers an operation the service provider does not support with 501: bulk (3.7, and
+  // ServiceProviderConfig says bulk unsupported), /Me (3.11) and searching by POST (3.4.3).
+  const notImplemented = (what: string) => () => {
+    throw new ScimError(501, undefined, `${what} is not supported by this service provider`);
+  };
+  router.all('/scim/v2/Bulk', notImplemented('Bulk'));
+  router.all(['/scim/v2/Me', '/scim/v2/Me/*rest'], notImplemented('/Me'));
+  router.post(['/scim/v2/.search', '/scim/v2/Users/.search'], notImplemented('Searching with POST .search'));
   router.use('/scim/v2', (req, _res, next) => {
     next(new ScimError(404, undefined, `No SCIM endpoint ${req.method} ${req.path}`));
   });
