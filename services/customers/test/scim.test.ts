@@ -503,6 +503,7 @@ describe('discovery and access', () => {
     ]) {
       expect(res.status).toBe(501);
       expect(res.body).toMatchObject({ schemas: [ERROR], status: '501' });
+      expect(res.body.detail).toMatch(/not supported/);
     }
     const groups = await scim().get('/Groups');
     expect(groups.status).toBe(404);

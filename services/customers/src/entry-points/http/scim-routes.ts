@@ -34,7 +34,9 @@ export const scimErrors: ErrorRequestHandler = (err, req, res, next) => {
     next(err);
     return;
   }
-  if (appError.status >= 500)
+  // A server fault is logged and not described; a ScimError's status (501 included) is deliberate.
+  const fault = appError.status >= 500 && !(appError instanceof ScimError);
+  if (fault)
     (req as { log?: { error(o: unknown, m: string): void } }).log?.error({ err }, 'SCIM request failed');
   let status = appError.status;
   let scimType: string | undefined;
@@ -53,7 +55,7 @@ export const scimErrors: ErrorRequestHandler = (err, req, res, next) => {
         schemas: [SCIM_ERROR_SCHEMA],
         status: String(status),
         ...(scimType ? { scimType } : {}),
-        detail: appError.status >= 500 ? 'An internal error occurred; it has been logged' : appError.message,
+        detail: fault ? 'An internal error occurred; it has been logged' : appError.message,
       }),
     );
 };
