@@ -66,6 +66,42 @@ describe('POST /v1/users', () => {
     });
   });
 
+  it('accepts an e-mail-like login with plus addressing, as SCIM and just-in-time sign-up create them', async () => {
+    const login = `${newLogin('jane')}+shop@example.com`;
+    const res = await h
+      .http()
+      .post('/v1/users')
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send(body(login, { email: login }));
+    expect(res.status).toBe(201);
+    expect(res.body.login).toBe(login);
+    const read = await h
+      .http()
+      .get(`/v1/users/${login}`)
+      .set('X-Ordering-Identity', h.identity(tree.root, write));
+    expect(read.status).toBe(200);
+  });
+
+  it('refuses a role listed twice with 422 invalid_value (param roles), on creation and on PATCH', async () => {
+    const login = newLogin('twice');
+    const created = await h
+      .http()
+      .post('/v1/users')
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send(body(login, { roles: ['shopper', 'shopper'] }));
+    expect(created.status).toBe(422);
+    expect(created.body.error).toMatchObject({ code: 'invalid_value', param: 'roles' });
+    await h.admin.createUser({ ...body(login), cust_id: tree.root });
+    const patched = await h
+      .http()
+      .patch(`/v1/users/${login}`)
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send({ roles: ['approver', 'shopper', 'approver'] });
+    expect(patched.status).toBe(422);
+    expect(patched.body.error).toMatchObject({ code: 'invalid_value', param: 'roles' });
+    expect((await h.knex('users').where({ login }).first()).roles).toEqual(['shopper']);
+  });
+
   it('answers 422 invalid_value for a malformed e-mail', async () => {
     const res = await h
       .http()
