@@ -72,6 +72,14 @@ describe('client credentials', () => {
       login: 'erp-sync',
     });
     const config = await h.discover(c.clientId, clientSecret);
+    const raw = await tokenRequest(
+      { grant_type: 'client_credentials', scope: 'orders:read' },
+      { id: c.clientId, secret: clientSecret! },
+    );
+    expect(raw.status).toBe(200);
+    // RFC 6749 5.1: the answer holding tokens must not be cached.
+    expect(raw.headers.get('cache-control')).toBe('no-store');
+    expect(raw.headers.get('pragma')).toBe('no-cache');
     const tokens = await client.clientCredentialsGrant(config, { scope: 'orders:read catalog:read' });
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.expires_in).toBe(3600);

@@ -56,6 +56,9 @@ export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): v
         if (status === 401 && !res.getHeader('www-authenticate')) {
           res.setHeader('WWW-Authenticate', `Basic realm="${deps.issuer}"`);
         }
+        // RFC 6749 5.1: a response with tokens carries Pragma: no-cache beside Cache-Control:
+        // no-store (the provider sets the latter only), for HTTP/1.0 caches on the way.
+        if (path === '/oauth/token') res.setHeader('Pragma', 'no-cache');
         return writeHead(status, ...rest);
       }) as Response['writeHead'];
     }
