@@ -321,6 +321,30 @@ describe('replace and patch (RFC 7644 3.5)', () => {
     }
   });
 
+  it('an e-mail the REST API would refuse is 400 invalidValue, on POST, PUT and PATCH', async () => {
+    const post = await scim().post('/Users', {
+      schemas: [USER],
+      userName: 'bademail',
+      emails: [{ value: 'not an address', primary: true }],
+    });
+    expect(post.status).toBe(400);
+    expect(post.body).toMatchObject({ schemas: [ERROR], scimType: 'invalidValue' });
+    expect(await h.knex('users').where({ login: 'bademail' }).first()).toBeUndefined();
+    expect((await scim().post('/Users', { schemas: [USER], userName: 'bademail' })).status).toBe(201);
+    const put = await scim().put('/Users/bademail', {
+      schemas: [USER],
+      userName: 'bademail',
+      emails: [{ value: 'bad' }],
+    });
+    expect(put.status).toBe(400);
+    const patch = await scim().patch('/Users/bademail', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'emails', value: [{ value: 'still bad', type: 'work' }] }],
+    });
+    expect(patch.status).toBe(400);
+    expect((await h.knex('users').where({ login: 'bademail' }).first()).email).toBe('');
+  });
+
   it('a PatchOp with an unknown path is 400 invalidPath; one without schemas is 400 invalidSyntax', async () => {
     const unknown = await scim().patch('/Users/page2', {
       schemas: [PATCH_OP],

@@ -24,8 +24,11 @@ export const User = z
   .openapi('User', { description: 'A shopper of a customer account' });
 export type User = z.infer<typeof User>;
 
+/** A shopper's e-mail address, as every way of writing one (API, SCIM, import) checks it. */
+export const EmailAddress = z.email();
+
 const mutableUserFields = {
-  email: z.email(),
+  email: EmailAddress,
   name: z.string().min(1).max(200),
   roles: z
     .array(z.enum(USER_ROLES))

@@ -1,6 +1,7 @@
 // SCIM 2.0 (RFC 7643) User <-> shopper. userName is the login (and the SCIM id); the first (or
 // primary) e-mail is the shopper's; `active` is the status; the enterprise extension carries
 // employeeNumber, department and costCenter.
+import { EmailAddress } from '@ordering/contracts';
 import { AppError } from '@ordering/errors';
 import type { Shopper, ShopperChanges } from './shopper';
 
@@ -74,6 +75,10 @@ export function nameOf(s: ScimUserState): string {
 
 /** A user provisioned without any e-mail (RFC 7643 does not require one) gets an empty `email`. */
 export function changesOf(s: ScimUserState): ShopperChanges & { email: string; name: string } {
+  // The same check as POST and PATCH /v1/users: SCIM must not store what the API would refuse.
+  if (s.email && !EmailAddress.safeParse(s.email).success) {
+    throw new ScimError(400, 'invalidValue', `emails: ${JSON.stringify(s.email)} is not an e-mail address`);
+  }
   return {
     name: nameOf(s),
     email: s.email ?? '',
