@@ -140,13 +140,21 @@ describe('client credentials', () => {
     expect(decodeJwt(body.access_token).cnf).toBeUndefined();
   });
 
-  it.each(['/oauth/token', '/oauth/introspect', '/oauth/revoke'])(
-    'answers another method than POST at %s with 405, Allow: POST and an RFC 6749 error body',
-    async (path) => {
-      for (const method of ['GET', 'PUT', 'DELETE']) {
+  it.each([
+    ['/oauth/token', 'POST', ['GET', 'PUT', 'DELETE']],
+    ['/oauth/introspect', 'POST', ['GET', 'PUT', 'DELETE']],
+    ['/oauth/revoke', 'POST', ['GET', 'PUT', 'DELETE']],
+    ['/oauth/authorize', 'GET, HEAD', ['POST', 'PUT']],
+    ['/oauth/jwks.json', 'GET, HEAD', ['POST', 'DELETE']],
+    ['/.well-known/openid-configuration', 'GET, HEAD', ['POST']],
+    ['/oauth/userinfo', 'GET, HEAD, POST', ['PUT', 'DELETE']],
+  ])(
+    'answers a method %s does not take with 405, Allow: %s and an RFC 6749 error body',
+    async (path, allow, methods) => {
+      for (const method of methods) {
         const res = await fetch(`${h.issuer}${path}`, { method });
         expect(res.status).toBe(405);
-        expect(res.headers.get('allow')).toBe('POST');
+        expect(res.headers.get('allow')).toBe(allow);
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
         expect(await res.json()).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
       }

@@ -22,6 +22,20 @@ const PROVIDER_ROUTES = new Set([
   '/.well-known/openid-configuration',
 ]);
 
+/**
+ * The methods each provider endpoint answers (HEAD with GET). The authorization endpoint is GET, as
+ * in the spec (the provider's `enableHttpPostMethods` is off).
+ */
+const METHODS: Record<string, readonly string[]> = {
+  '/oauth/token': ['POST'],
+  '/oauth/introspect': ['POST'],
+  '/oauth/revoke': ['POST'],
+  '/oauth/authorize': ['GET', 'HEAD'],
+  '/oauth/userinfo': ['GET', 'HEAD', 'POST'],
+  '/oauth/jwks.json': ['GET', 'HEAD'],
+  '/.well-known/openid-configuration': ['GET', 'HEAD'],
+};
+
 export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): void {
   let current: Provider | undefined;
   let callback: ReturnType<Provider['callback']> | undefined;
@@ -38,14 +52,15 @@ export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): v
       current = provider;
       callback = provider.callback();
     }
-    if (CLIENT_AUTHENTICATED.has(path) && req.method !== 'POST' && req.method !== 'OPTIONS') {
-      // The provider routes these endpoints for POST only and answers any other method with a
+    const allowed = METHODS[path];
+    if (allowed && req.method !== 'OPTIONS' && !allowed.includes(req.method)) {
+      // The provider routes its endpoints for these methods only and answers any other with a
       // bare text 404, as if the endpoint did not exist (OPTIONS stays its CORS preflight). An
       // OAuth client reads JSON errors: 405 with Allow, in the RFC 6749 5.2 shape.
       res
         .status(405)
-        .set({ Allow: 'POST', 'Cache-Control': 'no-store' })
-        .json({ error: 'invalid_request', error_description: `${path} accepts POST only` });
+        .set({ Allow: allowed.join(', '), 'Cache-Control': 'no-store' })
+        .json({ error: 'invalid_request', error_description: `${path} accepts ${allowed.join(', ')} only` });
       return;
     }
     if (CLIENT_AUTHENTICATED.has(path)) {
