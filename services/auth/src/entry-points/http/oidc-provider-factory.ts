@@ -28,6 +28,7 @@ import { parseShopperSubject, shopperSubject } from '../../domain/subject';
 import { hashClientSecret, secretMatches } from '../../domain/client-secret';
 import { EXPIRED_SECRET_DESCRIPTION } from '../../domain/client-secret-policy';
 import { TOKEN_TTL } from '../../domain/token-lifetimes';
+import { emailClaims } from '../../domain/email-claims';
 import { errorPage } from './sign-in-views';
 import { RESOURCE_SCOPES, USER_RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
 import { authorizationScopeBound } from './authorization-scope-bound';
@@ -88,8 +89,7 @@ function shopperAccount(user: ShopperRecord): ShopperAccount {
       employee_id: user.employee_id,
       department: user.department,
       cost_center: user.cost_center,
-      email: user.email,
-      email_verified: true,
+      ...emailClaims(user.email),
     }),
   };
 }
