@@ -115,8 +115,17 @@ describe('security', () => {
       'users:write',
       'admin:all',
     ];
+    // What each flow can actually be granted: the code flow every spec scope and offline_access;
+    // client credentials the API scopes only (openid, profile and email are invalid_scope there),
+    // and no refresh token, so no refreshUrl.
+    expect(Object.keys(scheme.flows.authorizationCode.scopes).sort()).toEqual(
+      [...specScopes, 'offline_access'].sort(),
+    );
+    expect(Object.keys(scheme.flows.clientCredentials.scopes).sort()).toEqual(
+      specScopes.filter((s) => !['openid', 'profile', 'email'].includes(s)).sort(),
+    );
+    expect(scheme.flows.clientCredentials.refreshUrl).toBeUndefined();
     for (const flow of Object.values(scheme.flows) as Json[]) {
-      expect(Object.keys(flow.scopes).sort()).toEqual([...specScopes].sort());
       expect(Object.values(flow.scopes).every((d) => typeof d === 'string' && d.length > 10)).toBe(true);
     }
   });

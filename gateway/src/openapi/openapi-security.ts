@@ -15,6 +15,21 @@ export const SCOPE_DESCRIPTIONS: Record<string, string> = {
     'Full administrative access (customer admins only); implies every other scope (user tokens: admins only)',
 };
 
+/** The OpenID Connect scopes: user tokens only (client credentials asking for them is invalid_scope). */
+const USER_ONLY_SCOPES = new Set(['openid', 'profile', 'email']);
+
+/** The code flow's scopes: the spec's, and offline_access, which the grant lists when asked for. */
+const CODE_FLOW_SCOPES: Record<string, string> = {
+  ...SCOPE_DESCRIPTIONS,
+  offline_access:
+    'Listed in the grant when asked for and allowed; refresh tokens (30 days, rotated) are issued to every code-flow client with or without it',
+};
+
+/** The client credentials flow's scopes: the API scopes, within the client's registered ones. */
+const CLIENT_CREDENTIALS_SCOPES: Record<string, string> = Object.fromEntries(
+  Object.entries(SCOPE_DESCRIPTIONS).filter(([scope]) => !USER_ONLY_SCOPES.has(scope)),
+);
+
 /** What a user's roles allow a user token to carry (decisions.md "OAuth"); shown in the document. */
 export const SCOPES_BY_ROLE =
   'A user token (authorization code flow) carries the scopes requested, allowed for the client and ' +
@@ -40,12 +55,12 @@ export function oauth2SecurityScheme(authIssuer: string) {
         authorizationUrl: `${issuer}/oauth/authorize`,
         tokenUrl: `${issuer}/oauth/token`,
         refreshUrl: `${issuer}/oauth/token`,
-        scopes: SCOPE_DESCRIPTIONS,
+        scopes: CODE_FLOW_SCOPES,
       },
+      // No refreshUrl: a client credentials grant issues no refresh token.
       clientCredentials: {
         tokenUrl: `${issuer}/oauth/token`,
-        refreshUrl: `${issuer}/oauth/token`,
-        scopes: SCOPE_DESCRIPTIONS,
+        scopes: CLIENT_CREDENTIALS_SCOPES,
       },
     },
   };

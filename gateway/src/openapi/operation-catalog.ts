@@ -173,6 +173,8 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'POST /v1/users': {
     operationId: 'createUser',
     tag: 'Users',
+    description:
+      'Creating a user with the `admin` role needs `admin:all` (403 `insufficient_scope` otherwise): an admin signs in with every scope.',
     body: { schema: CreateUserRequest, required: true },
     idempotent: true,
     namesAccount: true,
@@ -187,6 +189,8 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'PATCH /v1/users/{login}': {
     operationId: 'updateUser',
     tag: 'Users',
+    description:
+      'Granting or removing the `admin` role, and changing a user who holds it, need `admin:all` (403 `insufficient_scope` otherwise).',
     body: { schema: UpdateUserRequest, required: true },
     success: ok(User, 'The user as updated'),
   },

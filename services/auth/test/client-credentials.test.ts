@@ -1,5 +1,14 @@
 import * as client from 'openid-client';
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { randomUUID } from 'node:crypto';
+import {
+  SignJWT,
+  createRemoteJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+} from 'jose';
 import { ClientRepository } from '../src/data-access/client-repository';
 import { rotateClientSecret } from '../src/domain/client-registration-use-case';
 import { AUDIENCE, startAuthHarness, type AuthHarness } from './support/auth-test-harness';
@@ -49,6 +58,8 @@ describe('discovery', () => {
     expect(meta.grant_types_supported).not.toContain('password');
     // Only the spec's flows: no pushed authorization requests.
     expect(meta.pushed_authorization_request_endpoint).toBeUndefined();
+    // Bearer tokens only: no DPoP (RFC 9449).
+    expect(meta.dpop_signing_alg_values_supported).toBeUndefined();
   });
 });
 
@@ -61,6 +72,14 @@ describe('client credentials', () => {
       login: 'erp-sync',
     });
     const config = await h.discover(c.clientId, clientSecret);
+    const raw = await tokenRequest(
+      { grant_type: 'client_credentials', scope: 'orders:read' },
+      { id: c.clientId, secret: clientSecret! },
+    );
+    expect(raw.status).toBe(200);
+    // RFC 6749 5.1: the answer holding tokens must not be cached.
+    expect(raw.headers.get('cache-control')).toBe('no-store');
+    expect(raw.headers.get('pragma')).toBe('no-cache');
     const tokens = await client.clientCredentialsGrant(config, { scope: 'orders:read catalog:read' });
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.expires_in).toBe(3600);
@@ -89,6 +108,58 @@ describe('client credentials', () => {
     expect(payload.exp! - payload.iat!).toBe(3600);
     expect(typeof payload.jti).toBe('string');
   });
+
+  it('answers token_type Bearer to a request with a DPoP proof: the token is not bound to its key', async () => {
+    const { client: c, clientSecret } = await h.register({
+      type: 'service',
+      scopes: ['orders:read'],
+      custId: 'ACME',
+      login: 'erp-dpop',
+    });
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const proof = await new SignJWT({
+      htm: 'POST',
+      htu: `${h.issuer}/oauth/token`,
+      jti: randomUUID(),
+    })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(publicKey) })
+      .setIssuedAt()
+      .sign(privateKey);
+    const res = await fetch(`${h.issuer}/oauth/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${c.clientId}:${clientSecret}`).toString('base64')}`,
+        dpop: proof,
+      },
+      body: 'grant_type=client_credentials&scope=orders%3Aread',
+    });
+    const body = (await res.json()) as { token_type: string; access_token: string };
+    expect(res.status).toBe(200);
+    expect(body.token_type).toBe('Bearer');
+    expect(decodeJwt(body.access_token).cnf).toBeUndefined();
+  });
+
+  it.each([
+    ['/oauth/token', 'POST', ['GET', 'PUT', 'DELETE']],
+    ['/oauth/introspect', 'POST', ['GET', 'PUT', 'DELETE']],
+    ['/oauth/revoke', 'POST', ['GET', 'PUT', 'DELETE']],
+    ['/oauth/authorize', 'GET, HEAD', ['POST', 'PUT']],
+    ['/oauth/jwks.json', 'GET, HEAD', ['POST', 'DELETE']],
+    ['/.well-known/openid-configuration', 'GET, HEAD', ['POST']],
+    ['/oauth/userinfo', 'GET, HEAD, POST', ['PUT', 'DELETE']],
+  ])(
+    'answers a method %s does not take with 405, Allow: %s and an RFC 6749 error body',
+    async (path, allow, methods) => {
+      for (const method of methods) {
+        const res = await fetch(`${h.issuer}${path}`, { method });
+        expect(res.status).toBe(405);
+        expect(res.headers.get('allow')).toBe(allow);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(await res.json()).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+      }
+    },
+  );
 
   it('refuses a wrong secret with 401 invalid_client and a Basic challenge', async () => {
     const { client: c } = await h.register({ type: 'service', scopes: ['orders:read'] });

@@ -227,7 +227,8 @@ describe('authorization code flow with PKCE', () => {
     const { config } = await firstPartyWebClient();
     const { tokens } = await codeFlow(config, 'openid email orders:read');
     const info = await client.fetchUserInfo(config, tokens.access_token, 'shopper:acme:ann');
-    expect(info).toEqual({ sub: 'shopper:acme:ann', email: 'ann@acme.test', email_verified: true });
+    // Nothing here proves a shopper controls the address (admins, integrations and SCIM write it).
+    expect(info).toEqual({ sub: 'shopper:acme:ann', email: 'ann@acme.test', email_verified: false });
 
     const withProfile = await codeFlow(config, 'openid profile');
     const profile = await client.fetchUserInfo(config, withProfile.tokens.access_token, 'shopper:acme:ann');
@@ -238,6 +239,26 @@ describe('authorization code flow with PKCE', () => {
       cost_center: 'CC-7',
     });
     expect(profile.email).toBeUndefined();
+  });
+
+  it('gives a shopper without an e-mail (SCIM allows one) no email claim, in userinfo and the ID token', async () => {
+    h.customers.add({
+      login: 'noemail',
+      password: 'correct horse',
+      cust_id: 'ACME',
+      name: 'No Email',
+      email: '',
+    });
+    const { config } = await firstPartyWebClient();
+    const started = await startFlow(config, 'openid email orders:read');
+    const callback = await signInAs(started, 'noemail', 'correct horse');
+    const tokens = await client.authorizationCodeGrant(config, new URL(callback.url), {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+    });
+    const info = await client.fetchUserInfo(config, tokens.access_token, 'shopper:acme:noemail');
+    expect(info).toEqual({ sub: 'shopper:acme:noemail' });
+    expect(decodeJwt(tokens.id_token!).email_verified).toBeUndefined();
   });
 
   it('refuses userinfo for a token without openid', async () => {

@@ -321,6 +321,30 @@ describe('replace and patch (RFC 7644 3.5)', () => {
     }
   });
 
+  it('an e-mail the REST API would refuse is 400 invalidValue, on POST, PUT and PATCH', async () => {
+    const post = await scim().post('/Users', {
+      schemas: [USER],
+      userName: 'bademail',
+      emails: [{ value: 'not an address', primary: true }],
+    });
+    expect(post.status).toBe(400);
+    expect(post.body).toMatchObject({ schemas: [ERROR], scimType: 'invalidValue' });
+    expect(await h.knex('users').where({ login: 'bademail' }).first()).toBeUndefined();
+    expect((await scim().post('/Users', { schemas: [USER], userName: 'bademail' })).status).toBe(201);
+    const put = await scim().put('/Users/bademail', {
+      schemas: [USER],
+      userName: 'bademail',
+      emails: [{ value: 'bad' }],
+    });
+    expect(put.status).toBe(400);
+    const patch = await scim().patch('/Users/bademail', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'emails', value: [{ value: 'still bad', type: 'work' }] }],
+    });
+    expect(patch.status).toBe(400);
+    expect((await h.knex('users').where({ login: 'bademail' }).first()).email).toBe('');
+  });
+
   it('a PatchOp with an unknown path is 400 invalidPath; one without schemas is 400 invalidSyntax', async () => {
     const unknown = await scim().patch('/Users/page2', {
       schemas: [PATCH_OP],
@@ -332,6 +356,79 @@ describe('replace and patch (RFC 7644 3.5)', () => {
       Operations: [{ op: 'replace', path: 'active', value: false }],
     });
     expect(noSchema.body.scimType).toBe('invalidSyntax');
+  });
+});
+
+describe('versions (RFC 7644 3.14)', () => {
+  const withIfMatch = <T extends { set(name: string, value: string): T }>(req: T, tag: string) =>
+    req.set('If-Match', tag);
+
+  it('ServiceProviderConfig says ETags are supported, since every User carries one', async () => {
+    const spc = await scim().get('/ServiceProviderConfig');
+    expect(spc.body.etag).toEqual({ supported: true });
+  });
+
+  it('PUT, PATCH and DELETE with a stale If-Match are 412 and change nothing; the current version (or *) passes', async () => {
+    const created = await scim().post('/Users', rfcCreate('versioned'));
+    expect(created.status).toBe(201);
+    const v1 = created.headers.etag as string;
+    const renamed = await scim().patch('/Users/versioned', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'Second writer' }],
+    });
+    expect(renamed.status).toBe(200);
+    const v2 = renamed.headers.etag as string;
+    expect(v2).not.toBe(v1);
+
+    const stalePatch = await withIfMatch(
+      scim().patch('/Users/versioned', {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'displayName', value: 'Lost update' }],
+      }),
+      v1,
+    );
+    expect(stalePatch.status).toBe(412);
+    expect(stalePatch.headers['content-type']).toMatch(/^application\/scim\+json/);
+    expect(stalePatch.body).toMatchObject({ schemas: [ERROR], status: '412' });
+    const stalePut = await withIfMatch(
+      scim().put('/Users/versioned', { schemas: [USER], userName: 'versioned', displayName: 'Lost' }),
+      v1,
+    );
+    expect(stalePut.status).toBe(412);
+    const staleDelete = await withIfMatch(scim().delete('/Users/versioned'), v1);
+    expect(staleDelete.status).toBe(412);
+    const unchanged = await scim().get('/Users/versioned');
+    expect(unchanged.body).toMatchObject({ displayName: 'Second writer', active: true });
+    expect(unchanged.headers.etag).toBe(v2);
+
+    const current = await withIfMatch(
+      scim().patch('/Users/versioned', {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'displayName', value: 'Third writer' }],
+      }),
+      `"other", ${v2}`,
+    );
+    expect(current.status).toBe(200);
+    expect(current.body.displayName).toBe('Third writer');
+    const any = await withIfMatch(
+      scim().put('/Users/versioned', { schemas: [USER], userName: 'versioned', displayName: 'Fourth' }),
+      '*',
+    );
+    expect(any.status).toBe(200);
+    const deleted = await withIfMatch(scim().delete('/Users/versioned'), any.headers.etag as string);
+    expect(deleted.status).toBe(204);
+  });
+
+  it('an If-Match that is not an entity tag is 400 invalidValue', async () => {
+    const res = await withIfMatch(
+      scim().patch('/Users/bjensen', {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'displayName', value: 'x' }],
+      }),
+      'not-a-tag',
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ schemas: [ERROR], scimType: 'invalidValue' });
   });
 });
 
@@ -389,6 +486,52 @@ describe('discovery and access', () => {
     const anonymous = await h.http().get('/scim/v2/Users');
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.schemas).toEqual([ERROR]);
+  });
+
+  it('a token without admin:all cannot change an admin through SCIM (403) but can deactivate one', async () => {
+    const login = `scimadmin-${h.suffix}`.toLowerCase();
+    await h.admin.createUser({
+      login,
+      email: `${login}@example.com`,
+      name: 'Admin',
+      cust_id: custId,
+      roles: ['admin'],
+    });
+    const takeover = await scim().patch(`/Users/${login}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'emails[type eq "work"].value', value: 'other@example.com' }],
+    });
+    expect(takeover.status).toBe(403);
+    expect(takeover.body).toMatchObject({ schemas: [ERROR], status: '403' });
+    const off = await scim().patch(`/Users/${login}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
+    expect(off.status).toBe(200);
+    expect(off.body.active).toBe(false);
+    const row = await h.knex('users').where({ login }).first();
+    expect(row).toMatchObject({ email: `${login}@example.com`, status: 'deactivated' });
+  });
+
+  it('answers what it does not implement with 501 (bulk, /Me, POST .search) and an unknown resource with 404', async () => {
+    for (const res of [
+      await scim().post('/Bulk', {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
+        Operations: [],
+      }),
+      await scim().get('/Me'),
+      await scim().post('/Users/.search', {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+      }),
+      await scim().post('/.search', { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] }),
+    ]) {
+      expect(res.status).toBe(501);
+      expect(res.body).toMatchObject({ schemas: [ERROR], status: '501' });
+      expect(res.body.detail).toMatch(/not supported/);
+    }
+    const groups = await scim().get('/Groups');
+    expect(groups.status).toBe(404);
+    expect(groups.body).toMatchObject({ schemas: [ERROR], status: '404' });
   });
 
   it('another account token sees none of these users', async () => {

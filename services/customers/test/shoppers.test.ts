@@ -66,6 +66,42 @@ describe('POST /v1/users', () => {
     });
   });
 
+  it('accepts an e-mail-like login with plus addressing, as SCIM and just-in-time sign-up create them', async () => {
+    const login = `${newLogin('jane')}+shop@example.com`;
+    const res = await h
+      .http()
+      .post('/v1/users')
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send(body(login, { email: login }));
+    expect(res.status).toBe(201);
+    expect(res.body.login).toBe(login);
+    const read = await h
+      .http()
+      .get(`/v1/users/${login}`)
+      .set('X-Ordering-Identity', h.identity(tree.root, write));
+    expect(read.status).toBe(200);
+  });
+
+  it('refuses a role listed twice with 422 invalid_value (param roles), on creation and on PATCH', async () => {
+    const login = newLogin('twice');
+    const created = await h
+      .http()
+      .post('/v1/users')
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send(body(login, { roles: ['shopper', 'shopper'] }));
+    expect(created.status).toBe(422);
+    expect(created.body.error).toMatchObject({ code: 'invalid_value', param: 'roles' });
+    await h.admin.createUser({ ...body(login), cust_id: tree.root });
+    const patched = await h
+      .http()
+      .patch(`/v1/users/${login}`)
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send({ roles: ['approver', 'shopper', 'approver'] });
+    expect(patched.status).toBe(422);
+    expect(patched.body.error).toMatchObject({ code: 'invalid_value', param: 'roles' });
+    expect((await h.knex('users').where({ login }).first()).roles).toEqual(['shopper']);
+  });
+
   it('answers 422 invalid_value for a malformed e-mail', async () => {
     const res = await h
       .http()
@@ -395,5 +431,83 @@ describe('PATCH and deactivate, with events', () => {
     expect(res.status).toBe(404);
     const row = await h.knex('users').where({ login }).first();
     expect(row.name).toBe(`Name of ${login}`);
+  });
+});
+
+describe('the admin role needs admin:all', () => {
+  const asWriter = () => h.identity(tree.root, write);
+  const asAdmin = () => h.identity(tree.root, ['admin:all']);
+
+  it('a users:write token without admin:all cannot create an admin (403, challenge naming admin:all); admin:all can', async () => {
+    const login = newLogin('boss');
+    const refused = await h
+      .http()
+      .post('/v1/users')
+      .set('X-Ordering-Identity', asWriter())
+      .send(body(login, { roles: ['shopper', 'admin'] }));
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ type: 'permission_error', code: 'insufficient_scope' });
+    expect(refused.headers['www-authenticate']).toBe('Bearer error="insufficient_scope", scope="admin:all"');
+    expect(await h.knex('users').where({ login }).first()).toBeUndefined();
+    const created = await h
+      .http()
+      .post('/v1/users')
+      .set('X-Ordering-Identity', asAdmin())
+      .send(body(login, { roles: ['shopper', 'admin'] }));
+    expect(created.status).toBe(201);
+    expect(created.body.roles).toEqual(expect.arrayContaining(['admin']));
+  });
+
+  it('nor grant it to a shopper, nor change an admin (its e-mail would hand over its sign-in); deactivating one is allowed', async () => {
+    const shopper = newLogin('climber');
+    await h.admin.createUser({ ...body(shopper), cust_id: tree.child });
+    const grant = await h
+      .http()
+      .patch(`/v1/users/${shopper}`)
+      .set('X-Ordering-Identity', asWriter())
+      .send({ roles: ['shopper', 'admin'] });
+    expect(grant.status).toBe(403);
+    expect(grant.body.error.code).toBe('insufficient_scope');
+    expect((await h.knex('users').where({ login: shopper }).first()).roles).toEqual(['shopper']);
+    const approver = await h
+      .http()
+      .patch(`/v1/users/${shopper}`)
+      .set('X-Ordering-Identity', asWriter())
+      .send({ roles: ['shopper', 'approver'], department: 'Ops' });
+    expect(approver.status).toBe(200);
+
+    const admin = newLogin('chief');
+    await h.admin.createUser({ ...body(admin), cust_id: tree.child, roles: ['admin'] });
+    const takeover = await h
+      .http()
+      .patch(`/v1/users/${admin}`)
+      .set('X-Ordering-Identity', asWriter())
+      .send({ email: 'someone-else@example.com' });
+    expect(takeover.status).toBe(403);
+    expect((await h.knex('users').where({ login: admin }).first()).email).toBe(`${admin}@example.com`);
+    const demote = await h
+      .http()
+      .patch(`/v1/users/${admin}`)
+      .set('X-Ordering-Identity', asWriter())
+      .send({ roles: ['shopper'] });
+    expect(demote.status).toBe(403);
+    const unchanged = await h
+      .http()
+      .patch(`/v1/users/${admin}`)
+      .set('X-Ordering-Identity', asWriter())
+      .send({ email: `${admin}@example.com` });
+    expect(unchanged.status).toBe(200);
+    const byAdmin = await h
+      .http()
+      .patch(`/v1/users/${admin}`)
+      .set('X-Ordering-Identity', asAdmin())
+      .send({ department: 'Board' });
+    expect(byAdmin.status).toBe(200);
+    const deactivated = await h
+      .http()
+      .post(`/v1/users/${admin}/deactivate`)
+      .set('X-Ordering-Identity', asWriter());
+    expect(deactivated.status).toBe(200);
+    expect(deactivated.body.status).toBe('deactivated');
   });
 });

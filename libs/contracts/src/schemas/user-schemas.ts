@@ -24,10 +24,17 @@ export const User = z
   .openapi('User', { description: 'A shopper of a customer account' });
 export type User = z.infer<typeof User>;
 
+/** A shopper's e-mail address, as every way of writing one (API, SCIM, import) checks it. */
+export const EmailAddress = z.email();
+
 const mutableUserFields = {
-  email: z.email(),
+  email: EmailAddress,
   name: z.string().min(1).max(200),
-  roles: z.array(z.enum(USER_ROLES)).min(1),
+  roles: z
+    .array(z.enum(USER_ROLES))
+    .min(1)
+    .refine((roles) => new Set(roles).size === roles.length, 'each role may appear once')
+    .openapi({ uniqueItems: true }),
   employee_id: z.string().max(100).nullable(),
   department: z.string().max(200).nullable(),
   cost_center: z.string().max(100).nullable(),
@@ -36,7 +43,8 @@ const mutableUserFields = {
 export const CreateUserRequest = requestObject({
   login: z
     .string()
-    .regex(/^[A-Za-z0-9._@-]{1,100}$/, 'letters, digits and . _ @ - only, at most 100 characters'),
+    // `+` as in e-mail-like logins (plus addressing), which SCIM and just-in-time sign-up create.
+    .regex(/^[A-Za-z0-9._@+-]{1,100}$/, 'letters, digits and . _ @ + - only, at most 100 characters'),
   email: mutableUserFields.email,
   name: mutableUserFields.name,
   cust_id: z.string().min(1).optional().openapi({ description: "Defaults to the token's account" }),

@@ -11,6 +11,7 @@ import {
   SCIM_LIST_SCHEMA,
   applyPatch,
   changesOf,
+  ifMatchPrecondition,
   parseScimFilter,
   parseScimUser,
   stateOf,
@@ -24,7 +25,14 @@ export const SCIM_MAX_RESULTS = 200;
 export interface ScimCaller {
   /** The account the bearer token acts for: users are created there and read within its tree. */
   custId: string;
+  /** The token holds `admin:all`: it may change admins (see `Actor.managesAdmins`). */
+  managesAdmins?: boolean;
 }
+
+const actorOf = (caller: ScimCaller) => ({
+  reachRoot: caller.custId,
+  managesAdmins: caller.managesAdmins === true,
+});
 
 export class ScimProvisioning {
   constructor(
@@ -37,16 +45,18 @@ export class ScimProvisioning {
     const state = parseScimUser(body);
     let user: Shopper;
     try {
-      user = await this.shoppers.create(
-        { reachRoot: caller.custId },
-        { login: state.userName, cust_id: caller.custId, roles: ['shopper'], ...changesOf(state) },
-      );
+      user = await this.shoppers.create(actorOf(caller), {
+        login: state.userName,
+        cust_id: caller.custId,
+        roles: ['shopper'],
+        ...changesOf(state),
+      });
     } catch (err) {
       if (err instanceof ConflictError)
         throw new ScimError(409, 'uniqueness', `userName ${state.userName} is taken`);
       throw err;
     }
-    if (!state.active) user = await this.shoppers.deactivate({ reachRoot: caller.custId }, user.login);
+    if (!state.active) user = await this.shoppers.deactivate(actorOf(caller), user.login);
     return toScimUser(user, ctx);
   }
 
@@ -78,31 +88,44 @@ export class ScimProvisioning {
     };
   }
 
-  async replace(caller: ScimCaller, id: string, body: unknown, ctx: ScimMetaContext) {
+  /** `ifMatch`: the request's If-Match header; a version other than the current one is 412. */
+  async replace(caller: ScimCaller, id: string, body: unknown, ctx: ScimMetaContext, ifMatch?: string) {
+    const precondition = ifMatchPrecondition(ifMatch);
     const current = await this.find(caller, id);
     const state = parseScimUser(body);
     if (state.userName.toLowerCase() !== current.login.toLowerCase()) {
       throw new ScimError(400, 'mutability', 'userName is the login and cannot change');
     }
-    return toScimUser(await this.apply(caller, current, state), ctx);
+    return toScimUser(await this.apply(caller, current, state, precondition), ctx);
   }
 
-  async patch(caller: ScimCaller, id: string, body: unknown, ctx: ScimMetaContext) {
+  async patch(caller: ScimCaller, id: string, body: unknown, ctx: ScimMetaContext, ifMatch?: string) {
+    const precondition = ifMatchPrecondition(ifMatch);
     const current = await this.find(caller, id);
     const state = applyPatch(stateOf(current), body);
-    return toScimUser(await this.apply(caller, current, state), ctx);
+    return toScimUser(await this.apply(caller, current, state, precondition), ctx);
   }
 
   /** DELETE deactivates; the record stays (and later reads show `active: false`). */
-  async delete(caller: ScimCaller, id: string): Promise<void> {
+  async delete(caller: ScimCaller, id: string, ifMatch?: string): Promise<void> {
+    const precondition = ifMatchPrecondition(ifMatch);
     const user = await this.find(caller, id);
-    await this.shoppers.deactivate({ reachRoot: caller.custId }, user.login);
+    await this.shoppers.deactivate(actorOf(caller), user.login, precondition);
     await this.db.users.markScimDeleted(user.login, this.clock.now());
   }
 
-  private async apply(caller: ScimCaller, current: Shopper, state: ScimUserState): Promise<Shopper> {
-    const actor = { reachRoot: caller.custId };
-    let user = await this.shoppers.update(actor, current.login, changesOf(state));
+  /**
+   * The precondition is checked by the first write, under its row lock: the state was computed
+   * from `current`, read before it, and a write in between changed the version it compares.
+   */
+  private async apply(
+    caller: ScimCaller,
+    current: Shopper,
+    state: ScimUserState,
+    precondition?: (user: Shopper) => void,
+  ): Promise<Shopper> {
+    const actor = actorOf(caller);
+    let user = await this.shoppers.update(actor, current.login, changesOf(state), precondition);
     if (!state.active && user.status === 'active') user = await this.shoppers.deactivate(actor, user.login);
     if (state.active && user.status === 'deactivated')
       user = await this.shoppers.reactivate(actor, user.login);
@@ -111,7 +134,7 @@ export class ScimProvisioning {
 
   private async find(caller: ScimCaller, id: string): Promise<Shopper> {
     try {
-      const user = await this.shoppers.get({ reachRoot: caller.custId }, id);
+      const user = await this.shoppers.get(actorOf(caller), id);
       if (user.scim_deleted) throw new NotFoundError();
       return user;
     } catch (err) {

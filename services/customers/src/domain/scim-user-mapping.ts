@@ -1,6 +1,7 @@
 // SCIM 2.0 (RFC 7643) User <-> shopper. userName is the login (and the SCIM id); the first (or
 // primary) e-mail is the shopper's; `active` is the status; the enterprise extension carries
 // employeeNumber, department and costCenter.
+import { EmailAddress } from '@ordering/contracts';
 import { AppError } from '@ordering/errors';
 import type { Shopper, ShopperChanges } from './shopper';
 
@@ -74,6 +75,10 @@ export function nameOf(s: ScimUserState): string {
 
 /** A user provisioned without any e-mail (RFC 7643 does not require one) gets an empty `email`. */
 export function changesOf(s: ScimUserState): ShopperChanges & { email: string; name: string } {
+  // The same check as POST and PATCH /v1/users: SCIM must not store what the API would refuse.
+  if (s.email && !EmailAddress.safeParse(s.email).success) {
+    throw new ScimError(400, 'invalidValue', `emails: ${JSON.stringify(s.email)} is not an e-mail address`);
+  }
   return {
     name: nameOf(s),
     email: s.email ?? '',
@@ -318,8 +323,41 @@ export function toScimUser(user: Shopper, ctx: ScimMetaContext) {
       created: user.created_at.toISOString(),
       lastModified: user.updated_at.toISOString(),
       location: `${ctx.baseUrl}/Users/${encodeURIComponent(user.login)}`,
-      version: `W/"${user.updated_at.getTime()}"`,
+      version: scimVersionOf(user),
     },
+  };
+}
+
+/** The resource's version (`meta.version`, the `ETag` header): weak, changed by every write. */
+export function scimVersionOf(user: Shopper): string {
+  return `W/"${user.updated_at.getTime()}"`;
+}
+
+/**
+ * The precondition of an `If-Match` header (RFC 7644 3.14, RFC 9110 13.1.1) on PUT, PATCH and
+ * DELETE: `*` or a list of entity tags, one of which must be the resource's current version.
+ * SCIM versions are weak tags and RFC 7644 compares them as such (the `W/` prefix is not part of
+ * the comparison). A mismatch is 412 and nothing is changed. No header: no precondition.
+ */
+export function ifMatchPrecondition(header: string | undefined): ((user: Shopper) => void) | undefined {
+  if (header === undefined || header.trim() === '') return undefined;
+  if (header.trim() === '*') return () => undefined;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  const wanted = header
+    .split(',')
+    .map(opaque)
+    .filter((t) => t !== '');
+  if (wanted.some((t) => !/^"[^"]*"$/.test(t))) {
+    throw new ScimError(400, 'invalidValue', 'If-Match must be * or a list of entity tags such as W/"1"');
+  }
+  return (user) => {
+    if (!wanted.includes(opaque(scimVersionOf(user)))) {
+      throw new ScimError(
+        412,
+        undefined,
+        `The resource has changed: its version is ${scimVersionOf(user)}, not the one of If-Match; read it again`,
+      );
+    }
   };
 }
 

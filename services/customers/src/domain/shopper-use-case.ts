@@ -1,7 +1,7 @@
 // Shoppers of the account tree a caller may act for: create, change, deactivate, read, list.
 // user.created and user.deactivated go through the outbox in the transaction of the change.
 import { EVENT_TYPES, newEvent } from '@ordering/contracts';
-import { ConflictError, InputError, NotFoundError } from '@ordering/errors';
+import { ConflictError, InputError, NotAllowedError, NotFoundError } from '@ordering/errors';
 import type { CustomersDatabase, TransactionScope } from '../data-access/customers-database';
 import { LoginTakenError } from '../data-access/user-repository';
 import type { Clock } from '@ordering/service';
@@ -17,14 +17,43 @@ import {
 /** Who acts: a token's account tree (`reachRoot`), or an operator / service (`null`: every account). */
 export interface Actor {
   reachRoot: string | null;
+  /**
+   * Whether the actor may grant the `admin` role and change admins (a token with `admin:all`;
+   * operators always). Without it (`users:write` alone) only shoppers and approvers are managed:
+   * an admin's role carries `admin:all`, which such a token does not hold and so cannot hand out.
+   */
+  managesAdmins?: boolean;
 }
 
-export const OPERATOR: Actor = { reachRoot: null };
+export const OPERATOR: Actor = { reachRoot: null, managesAdmins: true };
+
+const ADMIN_ROLE: Role = 'admin';
+
+function mayManageAdmins(actor: Actor): boolean {
+  return actor.reachRoot === null || actor.managesAdmins === true;
+}
+
+function adminScopeRequired(what: string): NotAllowedError {
+  return new NotAllowedError(`${what} needs the scope admin:all`, 'insufficient_scope', {
+    'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="admin:all"',
+  });
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return [...a].sort().join('\n') === [...b].sort().join('\n');
+  return (a ?? null) === (b ?? null);
+}
 
 export interface CreateHooks {
   /** Runs inside the creating transaction, after the user and its event are written. */
   beforeCommit?: (tx: TransactionScope, user: Shopper) => Promise<void>;
 }
+
+/**
+ * A check of the current record, run inside the changing transaction once the row is locked (so no
+ * other change can slip in between); it throws to refuse the change (SCIM's If-Match: 412).
+ */
+export type ShopperPrecondition = (current: Shopper) => void;
 
 export type CreateShopperInput = Omit<NewShopper, 'cust_id' | 'roles'> & { cust_id?: string; roles?: Role[] };
 
@@ -37,6 +66,8 @@ export class ShopperManagement {
   async create(actor: Actor, input: CreateShopperInput, hooks: CreateHooks = {}): Promise<Shopper> {
     const custId = input.cust_id ?? actor.reachRoot;
     if (custId === null || custId === undefined) throw new InputError('cust_id is required', 'cust_id');
+    if (input.roles?.includes(ADMIN_ROLE) && !mayManageAdmins(actor))
+      throw adminScopeRequired('Creating a user with the admin role');
     await this.assertAccountUsable(actor, custId);
     try {
       return await this.db.transaction(async (tx) => {
@@ -64,21 +95,36 @@ export class ShopperManagement {
     return user;
   }
 
-  async update(actor: Actor, login: string, changes: ShopperChanges): Promise<Shopper> {
+  async update(
+    actor: Actor,
+    login: string,
+    changes: ShopperChanges,
+    precondition?: ShopperPrecondition,
+  ): Promise<Shopper> {
     return this.db.transaction(async (tx) => {
       const user = await tx.users.findForUpdate(login);
       if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
+      precondition?.(user);
       const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+      if (!mayManageAdmins(actor)) {
+        const changed = Object.entries(defined).filter(
+          ([field, value]) => !sameValue(value, user[field as keyof Shopper]),
+        );
+        if (changed.length > 0 && user.roles.includes(ADMIN_ROLE))
+          throw adminScopeRequired(`Changing ${user.login}, an admin,`);
+        if (changes.roles?.includes(ADMIN_ROLE)) throw adminScopeRequired('Granting the admin role');
+      }
       if (Object.keys(defined).length === 0) return user;
       return tx.users.update(user.login, defined, this.clock.now());
     });
   }
 
   /** Deactivates once: user.deactivated fires on the change; deactivating again changes nothing. */
-  async deactivate(actor: Actor, login: string): Promise<Shopper> {
+  async deactivate(actor: Actor, login: string, precondition?: ShopperPrecondition): Promise<Shopper> {
     return this.db.transaction(async (tx) => {
       const user = await tx.users.findForUpdate(login);
       if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
+      precondition?.(user);
       if (user.status === 'deactivated') return user;
       const now = this.clock.now();
       const updated = await tx.users.update(user.login, { status: 'deactivated', deactivated_at: now }, now);

@@ -22,6 +22,20 @@ const PROVIDER_ROUTES = new Set([
   '/.well-known/openid-configuration',
 ]);
 
+/**
+ * The methods each provider endpoint answers (HEAD with GET). The authorization endpoint is GET, as
+ * in the spec (the provider's `enableHttpPostMethods` is off).
+ */
+const METHODS: Record<string, readonly string[]> = {
+  '/oauth/token': ['POST'],
+  '/oauth/introspect': ['POST'],
+  '/oauth/revoke': ['POST'],
+  '/oauth/authorize': ['GET', 'HEAD'],
+  '/oauth/userinfo': ['GET', 'HEAD', 'POST'],
+  '/oauth/jwks.json': ['GET', 'HEAD'],
+  '/.well-known/openid-configuration': ['GET', 'HEAD'],
+};
+
 export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): void {
   let current: Provider | undefined;
   let callback: ReturnType<Provider['callback']> | undefined;
@@ -38,6 +52,17 @@ export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): v
       current = provider;
       callback = provider.callback();
     }
+    const allowed = METHODS[path];
+    if (allowed && req.method !== 'OPTIONS' && !allowed.includes(req.method)) {
+      // The provider routes its endpoints for these methods only and answers any other with a
+      // bare text 404, as if the endpoint did not exist (OPTIONS stays its CORS preflight). An
+      // OAuth client reads JSON errors: 405 with Allow, in the RFC 6749 5.2 shape.
+      res
+        .status(405)
+        .set({ Allow: allowed.join(', '), 'Cache-Control': 'no-store' })
+        .json({ error: 'invalid_request', error_description: `${path} accepts ${allowed.join(', ')} only` });
+      return;
+    }
     if (CLIENT_AUTHENTICATED.has(path)) {
       // RFC 6749 5.2: invalid_client is 401 with a Basic challenge, whichever way the client
       // authenticated (the provider adds it only when the Authorization header was used).
@@ -46,6 +71,9 @@ export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): v
         if (status === 401 && !res.getHeader('www-authenticate')) {
           res.setHeader('WWW-Authenticate', `Basic realm="${deps.issuer}"`);
         }
+        // RFC 6749 5.1: a response with tokens carries Pragma: no-cache beside Cache-Control:
+        // no-store (the provider sets the latter only), for HTTP/1.0 caches on the way.
+        if (path === '/oauth/token') res.setHeader('Pragma', 'no-cache');
         return writeHead(status, ...rest);
       }) as Response['writeHead'];
     }

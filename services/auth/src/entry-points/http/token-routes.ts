@@ -13,6 +13,7 @@ import {
 import { OAuthError, invalidClient } from '../../domain/oauth-error';
 import { revokeAccessToken, type RevocationDeps } from '../../domain/revocation-use-case';
 import { splitScopes } from '../../domain/scopes';
+import { emailClaims } from '../../domain/email-claims';
 import { findShopper } from './oidc-provider-factory';
 import type { CustomersClient } from '../../data-access/customers-client';
 
@@ -155,7 +156,7 @@ export function mountTokenRoutes(app: Express, deps: TokenRoutesDeps): void {
             cost_center: user.cost_center,
           }
         : {}),
-      ...(scopes.includes('email') ? { email: user.email, email_verified: true } : {}),
+      ...(scopes.includes('email') ? emailClaims(user.email) : {}),
     });
   });
   app.get('/oauth/userinfo', userinfo);

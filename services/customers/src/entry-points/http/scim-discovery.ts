@@ -15,7 +15,7 @@ export function serviceProviderConfig(ctx: ScimMetaContext) {
     filter: { supported: true, maxResults: SCIM_MAX_RESULTS },
     changePassword: { supported: false },
     sort: { supported: false },
-    etag: { supported: false },
+    etag: { supported: true },
     authenticationSchemes: [
       {
         type: 'oauthbearertoken',

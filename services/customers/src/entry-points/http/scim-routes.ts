@@ -2,6 +2,8 @@
 // (the gateway verifies the bearer token) with `users:write`; errors in the SCIM error format.
 import { type ErrorRequestHandler, type Request, type Response, Router } from 'express';
 import {
+  ADMIN_SCOPE,
+  hasScope,
   identityOf,
   jsonBody,
   pathParam,
@@ -32,7 +34,9 @@ export const scimErrors: ErrorRequestHandler = (err, req, res, next) => {
     next(err);
     return;
   }
-  if (appError.status >= 500)
+  // A server fault is logged and not described; a ScimError's status (501 included) is deliberate.
+  const fault = appError.status >= 500 && !(appError instanceof ScimError);
+  if (fault)
     (req as { log?: { error(o: unknown, m: string): void } }).log?.error({ err }, 'SCIM request failed');
   let status = appError.status;
   let scimType: string | undefined;
@@ -51,7 +55,7 @@ export const scimErrors: ErrorRequestHandler = (err, req, res, next) => {
         schemas: [SCIM_ERROR_SCHEMA],
         status: String(status),
         ...(scimType ? { scimType } : {}),
-        detail: appError.status >= 500 ? 'An internal error occurred; it has been logged' : appError.message,
+        detail: fault ? 'An internal error occurred; it has been logged' : appError.message,
       }),
     );
 };
@@ -60,7 +64,10 @@ export function scimRoutes(uc: UseCases, options: { identitySecret: string; base
   const router = Router();
   const send = (res: Response, status: number, body: unknown) =>
     res.status(status).type(SCIM_CONTENT_TYPE).send(JSON.stringify(body));
-  const callerOf = (req: Request) => ({ custId: identityOf(req).cust_id });
+  const callerOf = (req: Request) => {
+    const identity = identityOf(req);
+    return { custId: identity.cust_id, managesAdmins: hasScope(identity, ADMIN_SCOPE) };
+  };
 
   // The shared JSON parser: unsafe text (NUL, lone surrogates) and deep nesting are refused
   // (400 invalidValue through scimErrors) before any attribute is read.
@@ -135,6 +142,7 @@ export function scimRoutes(uc: UseCases, options: { identitySecret: string; base
       pathParam(req, 'id'),
       req.body,
       contextOf(req, options.baseUrl),
+      req.get('if-match'),
     );
     res.setHeader('ETag', user.meta.version);
     send(res, 200, user);
@@ -145,14 +153,23 @@ export function scimRoutes(uc: UseCases, options: { identitySecret: string; base
       pathParam(req, 'id'),
       req.body,
       contextOf(req, options.baseUrl),
+      req.get('if-match'),
     );
     res.setHeader('ETag', user.meta.version);
     send(res, 200, user);
   });
   router.delete('/scim/v2/Users/:id', async (req, res) => {
-    await uc.scim.delete(callerOf(req), pathParam(req, 'id'));
+    await uc.scim.delete(callerOf(req), pathParam(req, 'id'), req.get('if-match'));
     res.status(204).end();
   });
+  // RFC 7644 answers an operation the service provider does not support with 501: bulk (3.7, and
+  // ServiceProviderConfig says bulk unsupported), /Me (3.11) and searching by POST (3.4.3).
+  const notImplemented = (what: string) => () => {
+    throw new ScimError(501, undefined, `${what} is not supported by this service provider`);
+  };
+  router.all('/scim/v2/Bulk', notImplemented('Bulk'));
+  router.all(['/scim/v2/Me', '/scim/v2/Me/*rest'], notImplemented('/Me'));
+  router.post(['/scim/v2/.search', '/scim/v2/Users/.search'], notImplemented('Searching with POST .search'));
   router.use('/scim/v2', (req, _res, next) => {
     next(new ScimError(404, undefined, `No SCIM endpoint ${req.method} ${req.path}`));
   });

@@ -2,6 +2,8 @@
 import { Router } from 'express';
 import { CreateUserRequest, USER_ROLES, USER_STATUSES, UpdateUserRequest } from '@ordering/contracts';
 import {
+  ADMIN_SCOPE,
+  hasScope,
   identityOf,
   listEnvelope,
   optionalEnumQuery,
@@ -22,7 +24,10 @@ export function userRoutes(uc: UseCases, idempotency: IdempotencyStore): Router 
   const router = Router();
   const canRead = requireScope('users:read');
   const canWrite = requireScope('users:write');
-  const actorOf = (req: Parameters<typeof identityOf>[0]) => ({ reachRoot: identityOf(req).cust_id });
+  const actorOf = (req: Parameters<typeof identityOf>[0]) => {
+    const identity = identityOf(req);
+    return { reachRoot: identity.cust_id, managesAdmins: hasScope(identity, ADMIN_SCOPE) };
+  };
 
   router.get('/v1/users', canRead, async (req, res) => {
     const params = parseListParams(req.query, { cursor: { login: 'text' } });
