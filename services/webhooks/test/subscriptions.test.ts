@@ -240,6 +240,33 @@ describe('test event and rotate_secret', () => {
     ]);
   });
 
+  it('test, rotate_secret and the replay of one delivery take no parameters: a field is 422 unknown_field, and nothing happens', async () => {
+    const { body: sub } = await create(h.P, { url: receiver.url('/np'), events: ['user.created'] });
+    const sent = await h.api(h.P).post(`/v1/webhooks/${sub.id}/test`);
+    expect(sent.status).toBe(202);
+    const paths = [
+      `/v1/webhooks/${sub.id}/test`,
+      `/v1/webhooks/${sub.id}/rotate_secret`,
+      `/v1/webhooks/${sub.id}/deliveries/${sent.body.id}/replay`,
+    ];
+    for (const path of paths) {
+      const res = await h.api(h.P).post(path, { expires_in: 5 });
+      expect({ path, status: res.status, error: res.body.error }).toEqual({
+        path,
+        status: 422,
+        error: expect.objectContaining({
+          type: 'invalid_request',
+          code: 'unknown_field',
+          param: 'expires_in',
+        }),
+      });
+    }
+    const deliveries = await h.api(h.P).get(`/v1/webhooks/${sub.id}/deliveries`);
+    expect(deliveries.body.data).toHaveLength(1);
+    const secrets = await h.db.knex('webhook_secrets').where({ subscription_id: sub.id });
+    expect(secrets).toHaveLength(1);
+  });
+
   it('rotate_secret shows a new secret once; for 24 h both secrets sign (two v1), and both verify', async () => {
     const { body: sub } = await create(h.P, { url: receiver.url('/r'), events: ['user.created'] });
     const rotated = await h.api(h.P).post(`/v1/webhooks/${sub.id}/rotate_secret`);

@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import { CreateUserRequest, USER_ROLES, USER_STATUSES, UpdateUserRequest } from '@ordering/contracts';
 import {
+  assertEmptyBody,
   identityOf,
   listEnvelope,
   optionalEnumQuery,
@@ -61,6 +62,7 @@ export function userRoutes(uc: UseCases, idempotency: IdempotencyStore): Router 
   });
 
   router.post('/v1/users/:login/deactivate', canWrite, async (req, res) => {
+    assertEmptyBody(req);
     res.json(userResource(await uc.shoppers.deactivate(actorOf(req), pathParam(req, 'login'))));
   });
 

@@ -10,6 +10,7 @@ import {
 import { InputError } from '@ordering/errors';
 import {
   ADMIN_SCOPE,
+  assertEmptyBody,
   identityOf,
   listEnvelope,
   optionalEnumQuery,
@@ -81,11 +82,13 @@ export function webhookRoutes(deps: {
   });
 
   router.post('/v1/webhooks/:id/rotate_secret', admin, async (req, res) => {
+    assertEmptyBody(req);
     const { row, secret } = await uc.rotateSecret(account(req), pathParam(req, 'id'));
     res.json(subscriptionResource(row, secret));
   });
 
   router.post('/v1/webhooks/:id/test', admin, async (req, res) => {
+    assertEmptyBody(req);
     const delivery = await uc.sendTest(account(req), pathParam(req, 'id'));
     res.status(202).json(deliveryResource(delivery, []));
   });
@@ -125,6 +128,7 @@ export function webhookRoutes(deps: {
   });
 
   router.post('/v1/webhooks/:id/deliveries/:delivery_id/replay', admin, async (req, res) => {
+    assertEmptyBody(req);
     const d = await deps.deliveries.replay(account(req), pathParam(req, 'id'), pathParam(req, 'delivery_id'));
     res.status(202).json(deliveryResource(d.row, d.attempts));
   });
