@@ -2,6 +2,7 @@
 // the gateway checks it too). Every subscription belongs to the token's own account.
 import { Router, type Request } from 'express';
 import {
+  ALL_EVENT_TYPES,
   CreateWebhookRequest,
   ReplayWebhookDeliveriesRequest,
   UpdateWebhookRequest,
@@ -14,7 +15,6 @@ import {
   identityOf,
   listEnvelope,
   optionalEnumQuery,
-  optionalQuery,
   optionalTimestampQuery,
   pageOf,
   parseBody,
@@ -96,7 +96,7 @@ export function webhookRoutes(deps: {
   router.get('/v1/webhooks/:id/deliveries', admin, async (req, res) => {
     const params = parseListParams(req.query, { cursor: { created_at: 'timestamp', id: 'id' } });
     const status = optionalEnumQuery(req.query, 'status', WEBHOOK_DELIVERY_STATUSES);
-    const eventType = optionalQuery(req.query, 'event_type');
+    const eventType = optionalEnumQuery(req.query, 'event_type', ALL_EVENT_TYPES);
     const createdAfter = optionalTimestampQuery(req.query, 'created_after');
     const createdBefore = optionalTimestampQuery(req.query, 'created_before');
     const cursor = params.startingAfter;
