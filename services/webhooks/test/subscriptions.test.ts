@@ -92,7 +92,16 @@ describe('create', () => {
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
+    expect(again.text).toBe(first.text);
     expect(await h.db.knex('webhook_subscriptions').where({ url: receiver.url('/idem') })).toHaveLength(1);
+    // The answer kept for replays holds the secret sealed, as webhook_secrets does, never in clear.
+    const kept = await h.db
+      .knex('idempotency_keys')
+      .where({ key })
+      .select(h.db.knex.raw('response_body::text as body'));
+    expect(kept).toHaveLength(1);
+    expect(kept[0].body).toContain(first.body.id);
+    expect(kept[0].body).not.toContain(first.body.signing_secret.slice(6));
     const other = await create(h.P, { ...body, description: 'changed' }, key);
     expect(other.status).toBe(422);
     expect(other.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });

@@ -57,13 +57,19 @@ export function webhookRoutes(deps: {
   });
 
   router.post('/v1/webhooks', admin, async (req, res) => {
-    await respondIdempotently(deps.idempotency, req, res, async (complete) => {
-      const input = parseBody(CreateWebhookRequest, req.body);
-      const { row, secret } = await uc.create(account(req), input, async (trx, created, s) =>
-        complete?.(trx, { status: 201, body: subscriptionResource(created, s) }),
-      );
-      return { status: 201, body: subscriptionResource(row, secret) };
-    });
+    await respondIdempotently(
+      deps.idempotency,
+      req,
+      res,
+      async (complete) => {
+        const input = parseBody(CreateWebhookRequest, req.body);
+        const { row, secret } = await uc.create(account(req), input, async (trx, created, s) =>
+          complete?.(trx, { status: 201, body: subscriptionResource(created, s) }),
+        );
+        return { status: 201, body: subscriptionResource(row, secret) };
+      },
+      uc.storedCreation,
+    );
   });
 
   router.get('/v1/webhooks/:id', admin, async (req, res) => {
