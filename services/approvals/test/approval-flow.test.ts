@@ -127,7 +127,11 @@ describe('approval chains', () => {
     const child = await h.call('approvals', s.root, s.u.ada, ADMIN).get(chainPath(s.child));
     expect(child.body).toMatchObject({ cust_id: s.child, inherited_from: s.root, steps: res.body.steps });
     expect((await h.call('approvals', s.root, s.u.sam, ALL).get(chainPath(s.root))).status).toBe(403);
-    expect((await h.call('approvals', s.other, s.u.otto, ADMIN).get(chainPath(s.root))).status).toBe(404);
+    const foreignChain = await h.call('approvals', s.other, s.u.otto, ADMIN).get(chainPath(s.root));
+    expect({ status: foreignChain.status, error: foreignChain.body.error }).toEqual({
+      status: 404,
+      error: expect.objectContaining({ code: 'resource_missing', param: 'cust_id' }),
+    });
     expect(
       (await h.call('approvals', s.other, s.u.otto, ADMIN).put(chainPath(s.root)).send({ steps: [] })).status,
     ).toBe(404);
@@ -145,11 +149,15 @@ describe('the approval flow', () => {
       cust_id: s.root,
       order: { id: orderId, ordered_by: { login: s.u.sam } },
     });
-    // Not April's yet; not anybody else's to decide.
-    expect(
-      (await h.call('approvals', s.root, s.u.april).post(`/v1/approvals/${first.id}/approve`).send({}))
-        .status,
-    ).toBe(404);
+    // Not April's yet; not anybody else's to decide (404 naming the path parameter).
+    const notHers = await h
+      .call('approvals', s.root, s.u.april)
+      .post(`/v1/approvals/${first.id}/approve`)
+      .send({});
+    expect({ status: notHers.status, error: notHers.body.error }).toEqual({
+      status: 404,
+      error: expect.objectContaining({ code: 'resource_missing', param: 'approval_id' }),
+    });
     expect(
       (await h.call('approvals', s.other, s.u.otto).post(`/v1/approvals/${first.id}/approve`).send({}))
         .status,

@@ -67,7 +67,7 @@ export class ChainUseCase {
   /** The account's lineage (itself first), or 404 when it is outside the actor's reach. */
   private async assertReach(actor: Actor, custId: string): Promise<{ lineage: string[] }> {
     const reached = await this.deps.directory.withinReach(actor.custId, custId);
-    if (!reached) throw new NotFoundError(`No such customer: ${custId}`);
+    if (!reached) throw new NotFoundError(`No such customer: ${custId}`, 'cust_id');
     return reached;
   }
 }

@@ -128,5 +128,5 @@ export class ShopperManagement {
 }
 
 function notFound(login: string): NotFoundError {
-  return new NotFoundError(`No such user: ${login}`);
+  return new NotFoundError(`No such user: ${login}`, 'login');
 }
