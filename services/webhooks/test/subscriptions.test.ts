@@ -92,6 +92,11 @@ describe('create', () => {
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
+    // An answer showing a signing secret is never stored by a cache, the replay's included.
+    expect([first.headers['cache-control'], again.headers['cache-control']]).toEqual([
+      'no-store',
+      'no-store',
+    ]);
     expect(again.text).toBe(first.text);
     expect(await h.db.knex('webhook_subscriptions').where({ url: receiver.url('/idem') })).toHaveLength(1);
     // The answer kept for replays holds the secret sealed, as webhook_secrets does, never in clear.
@@ -280,6 +285,7 @@ describe('test event and rotate_secret', () => {
     const { body: sub } = await create(h.P, { url: receiver.url('/r'), events: ['user.created'] });
     const rotated = await h.api(h.P).post(`/v1/webhooks/${sub.id}/rotate_secret`);
     expect(rotated.status).toBe(200);
+    expect(rotated.headers['cache-control']).toBe('no-store');
     expect(rotated.body).toMatchObject({ id: sub.id, object: 'webhook_subscription' });
     expect(rotated.body.signing_secret).toMatch(/^whsec_/);
     expect(rotated.body.signing_secret).not.toBe(sub.signing_secret);

@@ -56,7 +56,10 @@ export function webhookRoutes(deps: {
     );
   });
 
+  // The answers that show a signing secret are never to be stored by a cache (as the auth
+  // service's client secrets and tokens): `no-store`, replays of the creation included.
   router.post('/v1/webhooks', admin, async (req, res) => {
+    res.set('Cache-Control', 'no-store');
     await respondIdempotently(
       deps.idempotency,
       req,
@@ -90,7 +93,7 @@ export function webhookRoutes(deps: {
   router.post('/v1/webhooks/:id/rotate_secret', admin, async (req, res) => {
     assertEmptyBody(req);
     const { row, secret } = await uc.rotateSecret(account(req), pathParam(req, 'id'));
-    res.json(subscriptionResource(row, secret));
+    res.set('Cache-Control', 'no-store').json(subscriptionResource(row, secret));
   });
 
   router.post('/v1/webhooks/:id/test', admin, async (req, res) => {
