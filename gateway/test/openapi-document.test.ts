@@ -290,6 +290,12 @@ describe('request bodies', () => {
       ['PATCH', '/v1/webhooks/{id}', 'UpdateWebhookRequest', true, undefined],
       ['POST', '/v1/webhooks/{id}/replay', 'ReplayWebhookDeliveriesRequest', true, ['since']],
       ['PUT', '/v1/customers/{cust_id}/approval_chain', 'PutApprovalChainRequest', true, ['steps']],
+      // Actions without parameters: no body or `{}` (a field in it is 422 unknown_field).
+      ['POST', '/v1/users/{login}/deactivate', 'EmptyRequest', false, undefined],
+      ['POST', '/v1/webhooks/{id}/rotate_secret', 'EmptyRequest', false, undefined],
+      ['POST', '/v1/webhooks/{id}/test', 'EmptyRequest', false, undefined],
+      ['POST', '/v1/webhooks/{id}/deliveries/{delivery_id}/replay', 'EmptyRequest', false, undefined],
+      ['POST', '/v1/oauth_clients/{id}/rotate_secret', 'EmptyRequest', false, undefined],
     ];
     for (const [method, path, name, bodyRequired, fields] of cases) {
       const body = bodyOf(method, path);
@@ -407,7 +413,16 @@ describe('responses', () => {
     ]);
     // An optional body is a body too: a cancel reason sent as text/plain is 415.
     expect(statuses('POST', '/v1/orders/{id}/cancel')).toContain('415');
-    expect(statuses('POST', '/v1/webhooks/{id}/rotate_secret')).not.toContain('415');
+    // Every service reads the body of a POST, PUT or PATCH (a parameterless action's too, which must
+    // be none or `{}`): bytes that are not JSON are 400, another media type 415, too many 413.
+    for (const r of ROUTES.filter((route) => ['POST', 'PUT', 'PATCH'].includes(route.method))) {
+      expect({ route: `${r.method} ${r.path}`, statuses: statuses(r.method, r.path) }).toEqual({
+        route: `${r.method} ${r.path}`,
+        statuses: expect.arrayContaining(['400', '413', '415', '422']),
+      });
+    }
+    // A body sent with GET or DELETE is not read at all.
+    expect(statuses('DELETE', '/v1/webhooks/{id}')).not.toContain('400');
     expect(deref(operation('POST', '/v1/orders').responses['415']).description).toContain(
       'unsupported_media_type',
     );

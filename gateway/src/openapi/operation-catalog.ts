@@ -18,6 +18,7 @@ import {
   Customer,
   CustomerList,
   DeletedWebhookSubscription,
+  EmptyRequest,
   ListApprovalsQuery,
   ListCatalogItemsQuery,
   RetrieveCatalogItemQuery,
@@ -75,6 +76,9 @@ export interface OperationSpec {
    */
   namesAccount?: boolean;
 }
+
+/** The optional body of an action without parameters: none or `{}`; a field in it is 422 `unknown_field`. */
+const NO_PARAMETERS = { schema: EmptyRequest, required: false } as const;
 
 export type RouteKey = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} ${string}`;
 
@@ -198,6 +202,7 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     operationId: 'deactivateUser',
     tag: 'Users',
     description: "The user can no longer sign in; the user's tokens stop working within 5 seconds.",
+    body: NO_PARAMETERS,
     success: ok(User, 'The deactivated user'),
   },
 
@@ -276,12 +281,14 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     operationId: 'rotateWebhookSecret',
     tag: 'Webhooks',
     description: 'The old secret keeps signing (a second `v1` entry) for 24 hours.',
+    body: NO_PARAMETERS,
     success: ok(WebhookSubscription, 'The subscription with its new `signing_secret`'),
   },
   'POST /v1/webhooks/{id}/test': {
     operationId: 'testWebhookSubscription',
     tag: 'Webhooks',
     description: 'Delivers an event of type `webhook.test` to this subscription alone.',
+    body: NO_PARAMETERS,
     success: { status: 202, description: 'The delivery of the test event, queued', schema: WebhookDelivery },
   },
   'GET /v1/webhooks/{id}/deliveries': {
@@ -308,6 +315,7 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     operationId: 'replayWebhookDelivery',
     tag: 'Webhooks',
     description: 'Sends the delivery again, with the same `Service-Delivery` id.',
+    body: NO_PARAMETERS,
     success: { status: 202, description: 'The delivery, queued again', schema: WebhookDelivery },
   },
 
@@ -335,6 +343,7 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
       'switch; rotating again within those 24 hours ends it at once. A `native` client has no secret: ' +
       '409 `client_has_no_secret`; a disabled client: 409 `client_disabled`.',
     conflicts: ['client_has_no_secret', 'client_disabled'],
+    body: NO_PARAMETERS,
     success: ok(OAuthClientResource, 'The OAuth client with its new `client_secret`'),
   },
 };

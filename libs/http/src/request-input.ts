@@ -5,7 +5,7 @@
 // never reaches a database whatever route reads it.
 import type { Request } from 'express';
 import type { z } from 'zod';
-import { summarizeIssues } from '@ordering/contracts';
+import { EmptyRequest, summarizeIssues } from '@ordering/contracts';
 import { InputError, MissingFieldError } from '@ordering/errors';
 import { parseIsoTimestamp } from './iso-timestamp';
 import { assertSafeInput, isUnsafeText, printable, unsafeInputError } from './unsafe-text';
@@ -45,6 +45,15 @@ export function parseBody<S extends z.ZodType>(schema: S, input: unknown, paramP
  */
 export function optionalBody(req: Request): unknown {
   return req.body === undefined ? {} : req.body;
+}
+
+/**
+ * The body of an action without parameters (`EmptyRequest`): none or `{}` passes; a field in it is
+ * 422 `unknown_field` naming it and a body that is not an object 422 `invalid_value`, as for any
+ * other body, so that a client never believes a parameter was applied when it was dropped.
+ */
+export function assertEmptyBody(req: Request): void {
+  parseBody(EmptyRequest, optionalBody(req));
 }
 
 /** A named route parameter as a string; 422 invalid_value naming it when it holds unsafe text. */

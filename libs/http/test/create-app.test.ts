@@ -10,7 +10,14 @@ import {
   UnavailableError,
 } from '@ordering/errors';
 import { z } from 'zod';
-import { createApp, newRequestId, optionalBody, parseBody, type ReadinessCheck } from '../src';
+import {
+  assertEmptyBody,
+  createApp,
+  newRequestId,
+  optionalBody,
+  parseBody,
+  type ReadinessCheck,
+} from '../src';
 import { captureLogs } from './log-capture';
 
 function appWith(
@@ -238,6 +245,16 @@ describe('createApp: error bodies', () => {
           app.post('/orders/:id/cancel', (req, res) => {
             res.json(parseBody(z.object({ reason: z.string().optional() }).strict(), optionalBody(req)));
           });
+          app.post('/hooks/:id/test', (req, res) => {
+            assertEmptyBody(req);
+            res.status(202).json({ queued: true });
+          });
+          app.get('/orders/:id', (req, res) => {
+            res.json({ id: req.params.id, body: req.body ?? null });
+          });
+          app.delete('/orders/:id', (req, res) => {
+            res.json({ deleted: true, body: req.body ?? null });
+          });
         },
       });
     }
@@ -292,6 +309,39 @@ describe('createApp: error bodies', () => {
       }
       expect((await request(bodyApp()).post('/orders/o1/cancel')).status).toBe(200);
       expectError(await request(bodyApp()).post('/orders'), 422, 'invalid_value');
+    });
+
+    it('an action without parameters takes no body or {}, and refuses a field in it as unknown_field', async () => {
+      expect((await request(bodyApp()).post('/hooks/h1/test')).status).toBe(202);
+      const empty = await request(bodyApp())
+        .post('/hooks/h1/test')
+        .set('Content-Type', 'application/json')
+        .send('{}');
+      expect(empty.status).toBe(202);
+      const field = await request(bodyApp())
+        .post('/hooks/h1/test')
+        .set('Content-Type', 'application/json')
+        .send('{"expires_in": 5}');
+      expectError(field, 422, 'unknown_field');
+      expect(field.body.error.param).toBe('expires_in');
+      const list = await request(bodyApp())
+        .post('/hooks/h1/test')
+        .set('Content-Type', 'application/json')
+        .send('[]');
+      expectError(list, 422, 'invalid_value');
+    });
+
+    it('does not read a body sent with GET or DELETE (no route takes one): not even bytes that are not JSON', async () => {
+      for (const method of ['get', 'delete'] as const) {
+        const agent = request(bodyApp());
+        const call = method === 'get' ? agent.get('/orders/o1') : agent.delete('/orders/o1');
+        const res = await call.set('Content-Type', 'application/json').send('{"items": [1,');
+        expect({ method, status: res.status, body: res.body.body }).toEqual({
+          method,
+          status: 200,
+          body: null,
+        });
+      }
     });
 
     it('otherMediaTypes pass leaves a form body to the route (an app that reads forms)', async () => {

@@ -15,6 +15,17 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 export type CompleteHook = (trx: Knex.Transaction, response: StoredResponse) => Promise<void>;
 
 /**
+ * How a response body is kept for its replays, for a body holding a secret shown once (a webhook
+ * `signing_secret`): `toStored` seals it before it is written, `fromStored` opens it for the replay,
+ * so that the idempotency table never holds what the resource's own table keeps only encrypted.
+ * Both must keep the body's key order (the replay is byte for byte the original answer).
+ */
+export interface StoredResponseCodec {
+  toStored(body: unknown): unknown;
+  fromStored(body: unknown): unknown;
+}
+
+/**
  * Answers `req` with the response `create` builds, at most once per (client, key).
  * `create` must call `complete` inside the transaction that creates the resource; without an
  * Idempotency-Key there is nothing to store and `complete` is undefined (no transaction needed for it).
@@ -24,6 +35,7 @@ export async function respondIdempotently(
   req: Request,
   res: Response,
   create: (complete: CompleteHook | undefined) => Promise<StoredResponse>,
+  codec?: StoredResponseCodec,
 ): Promise<void> {
   const key = req.get(IDEMPOTENCY_KEY_HEADER);
   if (key === undefined) {
@@ -38,14 +50,17 @@ export async function respondIdempotently(
   const scope = identityOf(req).client_id;
   const claim = await store.claim(scope, key, requestFingerprint(req.method, requestPath(req), req.body));
   if (claim.kind === 'replay') {
+    const body = codec ? codec.fromStored(claim.response.body) : claim.response.body;
     res.setHeader('Idempotent-Replayed', 'true');
-    nameCreatedResource(claim.response.body);
-    res.status(claim.response.status).json(claim.response.body);
+    nameCreatedResource(body);
+    res.status(claim.response.status).json(body);
     return;
   }
   let response: StoredResponse;
   try {
-    response = await create((trx, r) => store.complete(trx, scope, key, r));
+    response = await create((trx, r) =>
+      store.complete(trx, scope, key, codec ? { status: r.status, body: codec.toStored(r.body) } : r),
+    );
   } catch (err) {
     await store.release(scope, key);
     throw err;

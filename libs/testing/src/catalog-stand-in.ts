@@ -70,7 +70,10 @@ export async function startCatalogStandIn(
             error: { code: 'item_unavailable', message: `${line.item_code} is not available` },
           };
         }
-        const tier = [...item.tiers].reverse().find((t) => t.min_qty <= line.quantity)!;
+        // The best (lowest) price among the tiers whose min_qty <= quantity, as the catalog prices.
+        const tier = item.tiers
+          .filter((t) => t.min_qty <= line.quantity)
+          .reduce((best, t) => (t.amount < best.amount ? t : best));
         return {
           ...line,
           item_id: `item_${line.item_code}`,

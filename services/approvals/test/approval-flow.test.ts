@@ -77,6 +77,38 @@ describe('approval chains', () => {
     expect(missing.body.error).toMatchObject({ code: 'missing_required_field', param: 'steps' });
   });
 
+  it("PUT refuses an approver of a sub-account for its parent's chain (that approver could never see nor decide the parent's orders)", async () => {
+    const carl = `carl-${newId('x').slice(-8).toLowerCase()}`;
+    await h.admin.createUser({
+      login: carl,
+      cust_id: s.child,
+      name: 'Carl Child',
+      email: `${carl}@example.com`,
+      roles: ['approver', 'shopper'],
+    });
+    const put = (custId: string, steps: string[]) =>
+      h
+        .call('approvals', s.root, s.u.ada, ADMIN)
+        .put(chainPath(custId))
+        .send({ steps: steps.map((approver) => ({ approver })) });
+    const parent = await put(s.root, [s.u.adam, carl]);
+    expect({ status: parent.status, error: parent.body.error }).toEqual({
+      status: 422,
+      error: expect.objectContaining({ code: 'invalid_value', param: 'steps[1].approver' }),
+    });
+    expect(parent.body.error.message).toContain(`cannot approve orders of ${s.root}`);
+    // The sub-account's own chain may name its own users and its parent's.
+    const child = await put(s.child, [carl, s.u.adam]);
+    expect({ status: child.status, steps: child.body.steps }).toEqual({
+      status: 200,
+      steps: [
+        { step: 1, approver: carl },
+        { step: 2, approver: s.u.adam },
+      ],
+    });
+    expect((await put(s.child, [])).body.inherited_from).not.toBe(s.child);
+  });
+
   it('PUT sets the chain; a child inherits it; only admin:all of the tree may read or change it', async () => {
     const res = await h
       .call('approvals', s.root, s.u.ada, ADMIN)
@@ -95,7 +127,11 @@ describe('approval chains', () => {
     const child = await h.call('approvals', s.root, s.u.ada, ADMIN).get(chainPath(s.child));
     expect(child.body).toMatchObject({ cust_id: s.child, inherited_from: s.root, steps: res.body.steps });
     expect((await h.call('approvals', s.root, s.u.sam, ALL).get(chainPath(s.root))).status).toBe(403);
-    expect((await h.call('approvals', s.other, s.u.otto, ADMIN).get(chainPath(s.root))).status).toBe(404);
+    const foreignChain = await h.call('approvals', s.other, s.u.otto, ADMIN).get(chainPath(s.root));
+    expect({ status: foreignChain.status, error: foreignChain.body.error }).toEqual({
+      status: 404,
+      error: expect.objectContaining({ code: 'resource_missing', param: 'cust_id' }),
+    });
     expect(
       (await h.call('approvals', s.other, s.u.otto, ADMIN).put(chainPath(s.root)).send({ steps: [] })).status,
     ).toBe(404);
@@ -113,11 +149,15 @@ describe('the approval flow', () => {
       cust_id: s.root,
       order: { id: orderId, ordered_by: { login: s.u.sam } },
     });
-    // Not April's yet; not anybody else's to decide.
-    expect(
-      (await h.call('approvals', s.root, s.u.april).post(`/v1/approvals/${first.id}/approve`).send({}))
-        .status,
-    ).toBe(404);
+    // Not April's yet; not anybody else's to decide (404 naming the path parameter).
+    const notHers = await h
+      .call('approvals', s.root, s.u.april)
+      .post(`/v1/approvals/${first.id}/approve`)
+      .send({});
+    expect({ status: notHers.status, error: notHers.body.error }).toEqual({
+      status: 404,
+      error: expect.objectContaining({ code: 'resource_missing', param: 'approval_id' }),
+    });
     expect(
       (await h.call('approvals', s.other, s.u.otto).post(`/v1/approvals/${first.id}/approve`).send({}))
         .status,
@@ -370,8 +410,8 @@ describe('the approval flow', () => {
 });
 
 describe('whose queue a token reads', () => {
-  // cleo approves for the child account; her queue also holds a root order (the root chain names
-  // her), which only a token of the root's tree may see.
+  // cleo approves for the child account; her queue also holds a root order (a root chain saved
+  // before PUT refused her names her), which only a token of the root's tree may see.
   let cleo: string;
   let rootOrder: string;
   let childOrder: string;
@@ -408,13 +448,14 @@ describe('whose queue a token reads', () => {
       email: `${cleo}@example.com`,
       roles: ['approver'],
     });
-    for (const custId of [s.root, s.child]) {
-      const put = await h
-        .call('approvals', s.root, s.u.ada, ADMIN)
-        .put(chainPath(custId))
-        .send({ steps: [{ approver: cleo }] });
-      expect(put.status).toBe(200);
-    }
+    const put = await h
+      .call('approvals', s.root, s.u.ada, ADMIN)
+      .put(chainPath(s.child))
+      .send({ steps: [{ approver: cleo }] });
+    expect(put.status).toBe(200);
+    // PUT refuses a child's user for the root's chain now (she could never decide it); a chain saved
+    // before that rule may still name her, and the queue must still show each token only its tree.
+    await h.approvals.parts.db.approvals.saveChain(s.root, [cleo], s.u.ada, new Date());
     rootOrder = await placeBig(s.root, s.address.root);
     childOrder = await placeBig(s.child, s.address.child);
     await eventually(

@@ -103,6 +103,33 @@ describe('catalog change events', () => {
     expect(events.get(f.acme)).toMatchObject({ available: false, description: 'Now P-4 rated' });
   });
 
+  it('setting a price list entry, a visibility or an availability rule to what it already is publishes nothing', async () => {
+    const id = f.ids['LAP-13']!;
+    const tiers = [
+      { min_qty: 1, amount: 3500 },
+      { min_qty: 10, amount: 3300 },
+    ];
+    const first = await changesBy(
+      id,
+      async () => {
+        await h.catalog.setPriceListEntry('ACME-CONTRACT', 'LAP-13', tiers);
+        await h.catalog.setVisibility('LAP-13', [f.acme, f.globex]);
+        await h.catalog.setAvailability('LAP-13', f.west, false);
+      },
+      3,
+    );
+    expect(first.map((c) => c.changed)).toEqual([['pricing'], ['availability'], ['availability']]);
+    // The same three again (the visibility in another order), then one real change: only that one
+    // is published, so a re-run of an idempotent seed or import sends subscribers nothing.
+    const again = await changesBy(id, async () => {
+      await h.catalog.setPriceListEntry('ACME-CONTRACT', 'LAP-13', [...tiers].reverse());
+      await h.catalog.setVisibility('LAP-13', [f.globex, f.acme, f.acme]);
+      await h.catalog.setAvailability('LAP-13', f.west, false);
+      await h.catalog.updateItem('LAP-13', { description: 'Aluminium stand, foldable' });
+    });
+    expect(again).toEqual([expect.objectContaining({ changed: ['description'], cust_ids: null })]);
+  });
+
   it('a bulk import of many items is one message per changed existing item, none for unchanged or new ones', async () => {
     const lines = ['item_code,name,category_id,currency,pricing'];
     for (let i = 0; i < 300; i++) lines.push(`BULK-${i},Bulk ${i},tech,USD,1:100`);

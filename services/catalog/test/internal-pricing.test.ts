@@ -58,6 +58,31 @@ describe('internal pricing', () => {
     ]);
   });
 
+  it('the best tier is the lowest unit price among those whose min_qty <= quantity: buying more never costs more a unit', async () => {
+    // Tiers need not fall as min_qty rises (an operator may enter 10:1200 by mistake or on purpose).
+    await h.catalog.createItem({
+      currency: 'USD',
+      item_code: 'TIER-ODD',
+      name: 'Odd tiers',
+      description: 'Tiers that do not fall with quantity',
+      category_id: 'office',
+      pricing: [
+        { min_qty: 1, amount: 1000 },
+        { min_qty: 10, amount: 1200 },
+        { min_qty: 20, amount: 900 },
+      ],
+    });
+    const res = await price({
+      cust_id: f.globex,
+      lines: [5, 10, 19, 20].map((quantity) => ({ item_code: 'TIER-ODD', quantity })),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.lines.map((l: { unit_price: { amount: number } }) => l.unit_price.amount)).toEqual([
+      1000, 1000, 1000, 900,
+    ]);
+    expect(res.body.lines[1].line_total).toEqual({ amount: 10_000, currency: 'USD' });
+  });
+
   it('an item the account may not see is invalid_item; the base tiers apply without a price list', async () => {
     const res = await price({
       cust_id: f.globex,

@@ -349,6 +349,7 @@ describe('GET /v1/users', () => {
       .get(`/v1/users/${login}`)
       .set('X-Ordering-Identity', h.identity(tree.child, ['users:read']));
     expect(fromChild.status).toBe(404);
+    expect(fromChild.body.error).toMatchObject({ code: 'resource_missing', param: 'login' });
     const fromRoot = await h
       .http()
       .get(`/v1/users/${login}`)

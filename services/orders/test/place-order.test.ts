@@ -371,7 +371,8 @@ describe('reading, listing and cancelling', () => {
     expect((await get(`/v1/orders/${samOrder}`, s.users.shopper)).status).toBe(200);
     const foreign = await get(`/v1/orders/${sueOrder}`, s.users.shopper);
     expect(foreign.status).toBe(404);
-    expect(foreign.body.error.code).toBe('resource_missing');
+    // Like the catalog's and the webhooks' 404s, it names the path parameter.
+    expect(foreign.body.error).toMatchObject({ code: 'resource_missing', param: 'id' });
     expect((await get(`/v1/orders/${sueOrder}`, s.users.admin)).status).toBe(200);
     expect((await get(`/v1/orders/${sueOrder}`, 'integration', s.root, ['orders:read'])).status).toBe(200);
     expect((await get(`/v1/orders/${sueOrder}`, s.users.outsider, s.other)).status).toBe(404);

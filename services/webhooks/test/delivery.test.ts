@@ -259,6 +259,16 @@ describe('deliveries API', () => {
 
     const bad = await h.api(O).get(`/v1/webhooks/${sub.id}/deliveries?status=lost`);
     expect(bad.body.error).toMatchObject({ code: 'invalid_value', param: 'status' });
+    // A misspelt event type is the caller's error, as a misspelt status is, not an empty page.
+    for (const type of ['order.shiped', 'webhook.tested']) {
+      const badType = await h.api(O).get(`/v1/webhooks/${sub.id}/deliveries?event_type=${type}`);
+      expect({ type, status: badType.status, error: badType.body.error }).toEqual({
+        type,
+        status: 422,
+        error: expect.objectContaining({ code: 'invalid_value', param: 'event_type' }),
+      });
+    }
+    expect(await deliveriesOf(O, sub.id, '?event_type=webhook.test')).toHaveLength(0);
     const badTime = await h.api(O).get(`/v1/webhooks/${sub.id}/deliveries?created_after=yesterday`);
     expect(badTime.body.error).toMatchObject({ code: 'invalid_value', param: 'created_after' });
     // Forged cursors and impossible dates are the caller's error (422 naming them), never a 500.

@@ -92,7 +92,21 @@ describe('create', () => {
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
+    // An answer showing a signing secret is never stored by a cache, the replay's included.
+    expect([first.headers['cache-control'], again.headers['cache-control']]).toEqual([
+      'no-store',
+      'no-store',
+    ]);
+    expect(again.text).toBe(first.text);
     expect(await h.db.knex('webhook_subscriptions').where({ url: receiver.url('/idem') })).toHaveLength(1);
+    // The answer kept for replays holds the secret sealed, as webhook_secrets does, never in clear.
+    const kept = await h.db
+      .knex('idempotency_keys')
+      .where({ key })
+      .select(h.db.knex.raw('response_body::text as body'));
+    expect(kept).toHaveLength(1);
+    expect(kept[0].body).toContain(first.body.id);
+    expect(kept[0].body).not.toContain(first.body.signing_secret.slice(6));
     const other = await create(h.P, { ...body, description: 'changed' }, key);
     expect(other.status).toBe(422);
     expect(other.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
@@ -240,10 +254,38 @@ describe('test event and rotate_secret', () => {
     ]);
   });
 
+  it('test, rotate_secret and the replay of one delivery take no parameters: a field is 422 unknown_field, and nothing happens', async () => {
+    const { body: sub } = await create(h.P, { url: receiver.url('/np'), events: ['user.created'] });
+    const sent = await h.api(h.P).post(`/v1/webhooks/${sub.id}/test`);
+    expect(sent.status).toBe(202);
+    const paths = [
+      `/v1/webhooks/${sub.id}/test`,
+      `/v1/webhooks/${sub.id}/rotate_secret`,
+      `/v1/webhooks/${sub.id}/deliveries/${sent.body.id}/replay`,
+    ];
+    for (const path of paths) {
+      const res = await h.api(h.P).post(path, { expires_in: 5 });
+      expect({ path, status: res.status, error: res.body.error }).toEqual({
+        path,
+        status: 422,
+        error: expect.objectContaining({
+          type: 'invalid_request',
+          code: 'unknown_field',
+          param: 'expires_in',
+        }),
+      });
+    }
+    const deliveries = await h.api(h.P).get(`/v1/webhooks/${sub.id}/deliveries`);
+    expect(deliveries.body.data).toHaveLength(1);
+    const secrets = await h.db.knex('webhook_secrets').where({ subscription_id: sub.id });
+    expect(secrets).toHaveLength(1);
+  });
+
   it('rotate_secret shows a new secret once; for 24 h both secrets sign (two v1), and both verify', async () => {
     const { body: sub } = await create(h.P, { url: receiver.url('/r'), events: ['user.created'] });
     const rotated = await h.api(h.P).post(`/v1/webhooks/${sub.id}/rotate_secret`);
     expect(rotated.status).toBe(200);
+    expect(rotated.headers['cache-control']).toBe('no-store');
     expect(rotated.body).toMatchObject({ id: sub.id, object: 'webhook_subscription' });
     expect(rotated.body.signing_secret).toMatch(/^whsec_/);
     expect(rotated.body.signing_secret).not.toBe(sub.signing_secret);

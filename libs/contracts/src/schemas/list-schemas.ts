@@ -10,6 +10,7 @@ import { Order, OrderStatus } from './order-schemas';
 import { USER_ROLES, USER_STATUSES, User } from './user-schemas';
 import { WEBHOOK_DELIVERY_STATUSES, WebhookDelivery } from './webhook-delivery-schemas';
 import { WebhookSubscription } from './webhook-schemas';
+import { ALL_EVENT_TYPES } from '../events/event-types';
 import { z } from '../zod';
 
 export const OrderList = listOf(Order, 'OrderList');
@@ -116,7 +117,10 @@ export const ListWebhooksQuery = PaginationQuery;
 export const ListWebhookDeliveriesQuery = z
   .object({
     status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional(),
-    event_type: z.string().min(1).optional().openapi({ description: 'Only deliveries of this event type' }),
+    event_type: z
+      .enum(ALL_EVENT_TYPES)
+      .optional()
+      .openapi({ description: 'Only deliveries of this event type (`webhook.test` included)' }),
     created_after: Timestamp.optional().openapi({
       description: 'Inclusive lower bound on the creation time',
     }),

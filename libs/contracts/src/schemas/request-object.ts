@@ -7,3 +7,13 @@
 import { z } from '../zod';
 
 export const requestObject: typeof z.strictObject = (shape, params) => z.strictObject(shape, params);
+
+/**
+ * The body of an action that takes no parameters (rotate_secret, test, replay of one delivery,
+ * deactivate): none, or `{}`. Anything in it is refused like any unknown field, as Stripe refuses
+ * parameters an endpoint does not take, instead of being dropped silently.
+ */
+export const EmptyRequest = requestObject({}).openapi('EmptyRequest', {
+  description: 'An action without parameters: send no body, or `{}`',
+});
+export type EmptyRequest = z.infer<typeof EmptyRequest>;

@@ -144,7 +144,7 @@ export class ApprovalFlowUseCase {
       found.approver !== actor.login ||
       !(await this.deps.directory.withinReach(actor.custId, found.custId))
     ) {
-      throw new NotFoundError(`No such approval: ${approvalId}`);
+      throw new NotFoundError(`No such approval: ${approvalId}`, 'approval_id');
     }
     const user = await this.deps.directory.user(actor.login);
     const by = { login: actor.login, name: user?.name ?? actor.login };

@@ -1,6 +1,8 @@
 // Approval chains: per account, an ordered list of approver logins. An account without its own
 // chain inherits the chain of its nearest ancestor that has one. Only admins of the account tree
-// read or replace one; a replacement is checked step by step (known, active, inside the tree).
+// read or replace one; a replacement is checked step by step (known, active, inside the tree, and
+// of the account itself or one of its ancestors: an approver's token reaches their own account and
+// its descendants only, so a sub-account's user could never see nor decide the parent's approvals).
 import { InputError, NotFoundError } from '@ordering/errors';
 import type { ApprovalsDatabase } from '../data-access/approvals-database';
 import type { Actor, Clock, Directory } from './ports';
@@ -40,7 +42,7 @@ export class ChainUseCase {
 
   /** Replaces the account's own chain (no steps: the account inherits again). */
   async put(actor: Actor, custId: string, approvers: string[]): Promise<EffectiveChain> {
-    await this.assertReach(actor, custId);
+    const { lineage } = await this.assertReach(actor, custId);
     const seen = new Set<string>();
     for (const [index, login] of approvers.entries()) {
       const param = `steps[${index}].approver`;
@@ -51,14 +53,21 @@ export class ChainUseCase {
         throw new InputError(`No user ${login} in this account tree`, param);
       }
       if (user.status !== 'active') throw new InputError(`The user ${login} is deactivated`, param);
+      if (!lineage.includes(user.cust_id)) {
+        throw new InputError(
+          `${login} cannot approve orders of ${custId}: an approver must belong to ${custId} or one of its parent accounts`,
+          param,
+        );
+      }
     }
     await this.deps.db.approvals.saveChain(custId, approvers, actor.login, this.deps.clock.now());
     return (await this.effective(custId))!;
   }
 
-  private async assertReach(actor: Actor, custId: string): Promise<void> {
-    if (!(await this.deps.directory.withinReach(actor.custId, custId))) {
-      throw new NotFoundError(`No such customer: ${custId}`);
-    }
+  /** The account's lineage (itself first), or 404 when it is outside the actor's reach. */
+  private async assertReach(actor: Actor, custId: string): Promise<{ lineage: string[] }> {
+    const reached = await this.deps.directory.withinReach(actor.custId, custId);
+    if (!reached) throw new NotFoundError(`No such customer: ${custId}`, 'cust_id');
+    return reached;
   }
 }

@@ -142,15 +142,18 @@ export class CatalogAdminRepository {
       .orderBy('cust_id');
   }
 
+  /** Sets or removes an account's rule; true when that changed anything (a rule set again does not). */
   async setAvailability(db: Db, itemId: string, custId: string, available: boolean | null): Promise<boolean> {
     if (available === null) {
       return (await db('availability_rules').where({ item_id: itemId, cust_id: custId }).delete()) > 0;
     }
-    await db('availability_rules')
+    const written = await db('availability_rules')
       .insert({ item_id: itemId, cust_id: custId, available })
       .onConflict(['cust_id', 'item_id'])
-      .merge();
-    return true;
+      .merge()
+      .where('availability_rules.available', '<>', available)
+      .returning('item_id');
+    return written.length > 0;
   }
 
   // Price lists ------------------------------------------------------------------------------
@@ -178,6 +181,7 @@ export class CatalogAdminRepository {
       .orderBy('i.item_code');
   }
 
+  /** Sets or removes the list's tiers for an item; true when that changed them (the same tiers again do not). */
   async setPriceListEntry(
     db: Db,
     listId: string,
@@ -187,11 +191,13 @@ export class CatalogAdminRepository {
     if (tiers === null) {
       return (await db('price_list_items').where({ price_list_id: listId, item_id: itemId }).delete()) > 0;
     }
-    await db('price_list_items')
+    const written = await db('price_list_items')
       .insert({ price_list_id: listId, item_id: itemId, tiers: JSON.stringify(tiers) })
       .onConflict(['price_list_id', 'item_id'])
-      .merge();
-    return true;
+      .merge()
+      .whereRaw('price_list_items.tiers is distinct from excluded.tiers')
+      .returning('item_id');
+    return written.length > 0;
   }
 
   async assignedAccounts(db: Db, listId: string): Promise<string[]> {

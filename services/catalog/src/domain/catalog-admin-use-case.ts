@@ -183,9 +183,13 @@ export class CatalogAdministration {
     return this.repo.transaction(async (trx) => {
       const item = await this.mustHaveItem(trx, ref);
       const unique = [...new Set(custIds)];
-      await this.repo.setVisibleTo(trx, item.id, unique);
-      await this.repo.updateItem(trx, item.id, { restricted: unique.length > 0 }, this.clock.now());
-      await this.publish(trx, [itemChangeMessage(item, ['availability'], null, this.clock.now())]);
+      // The same accounts again change nothing and announce nothing (no catalog.item.updated).
+      const current = new Set(await this.repo.visibleTo(trx, item.id));
+      if (current.size !== unique.length || unique.some((c) => !current.has(c))) {
+        await this.repo.setVisibleTo(trx, item.id, unique);
+        await this.repo.updateItem(trx, item.id, { restricted: unique.length > 0 }, this.clock.now());
+        await this.publish(trx, [itemChangeMessage(item, ['availability'], null, this.clock.now())]);
+      }
       return this.getItem(item.id, trx);
     });
   }

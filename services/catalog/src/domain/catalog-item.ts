@@ -46,10 +46,14 @@ export function itemResource(row: AccountItemRow, currency: string): CatalogItem
   };
 }
 
-/** The unit price for a quantity: the tier with the highest `min_qty <= quantity`. */
+/**
+ * The unit price for a quantity: the best (lowest) price among the tiers whose `min_qty <= quantity`
+ * (decisions.md "Money"). With tiers that fall as `min_qty` rises, as they usually do, that is the
+ * tier with the highest `min_qty <= quantity`; with tiers that do not, buying more never costs more
+ * a unit than the quantity's own lower tiers offer.
+ */
 export function unitPriceFor(tiers: StoredTier[], quantity: number, currency: string): Money | undefined {
   let best: StoredTier | undefined;
-  for (const tier of tiers)
-    if (tier.min_qty <= quantity && (!best || tier.min_qty > best.min_qty)) best = tier;
+  for (const tier of tiers) if (tier.min_qty <= quantity && (!best || tier.amount < best.amount)) best = tier;
   return best ? { amount: best.amount, currency } : undefined;
 }

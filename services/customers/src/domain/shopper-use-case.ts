@@ -174,5 +174,5 @@ export class ShopperManagement {
 }
 
 function notFound(login: string): NotFoundError {
-  return new NotFoundError(`No such user: ${login}`);
+  return new NotFoundError(`No such user: ${login}`, 'login');
 }

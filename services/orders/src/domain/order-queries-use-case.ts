@@ -70,5 +70,5 @@ export class OrderQueriesUseCase {
 }
 
 function notFound(id: string): NotFoundError {
-  return new NotFoundError(`No such order: ${id}`);
+  return new NotFoundError(`No such order: ${id}`, 'id');
 }

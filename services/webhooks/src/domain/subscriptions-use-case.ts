@@ -14,7 +14,7 @@ import type {
 import type { UrlPolicy } from '../delivery/url-policy';
 import { UrlRefusedError } from '../delivery/url-policy';
 import type { DeliveryClock } from './delivery-clock';
-import { type SecretBox, newSigningSecret } from './secret-box';
+import { type SecretBox, newSigningSecret, sealedSecretResponses } from './secret-box';
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -52,6 +52,9 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
   };
 
   return {
+    /** How the creation answer is kept for Idempotency-Key replays: its secret sealed. */
+    storedCreation: sealedSecretResponses(deps.secrets),
+
     async create(
       custId: string,
       input: CreateInput,

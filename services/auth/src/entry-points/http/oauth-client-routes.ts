@@ -3,6 +3,7 @@
 // a rotation.
 import { Router, type Request } from 'express';
 import {
+  assertEmptyBody,
   assertSafeQuery,
   identityOf,
   listEnvelope,
@@ -59,6 +60,7 @@ export function oauthClientRoutes(deps: AccountClientsDeps & { identitySecret: s
   });
 
   router.post('/v1/oauth_clients/:id/rotate_secret', async (req, res) => {
+    assertEmptyBody(req);
     const { client, secret } = await rotateAccountClientSecret(deps, actorOf(req), pathParam(req, 'id'));
     res.set('Cache-Control', 'no-store').json(oauthClientView(client, deps.now(), secret));
   });

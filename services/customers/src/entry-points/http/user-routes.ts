@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { CreateUserRequest, USER_ROLES, USER_STATUSES, UpdateUserRequest } from '@ordering/contracts';
 import {
   ADMIN_SCOPE,
+  assertEmptyBody,
   hasScope,
   identityOf,
   listEnvelope,
@@ -66,6 +67,7 @@ export function userRoutes(uc: UseCases, idempotency: IdempotencyStore): Router 
   });
 
   router.post('/v1/users/:login/deactivate', canWrite, async (req, res) => {
+    assertEmptyBody(req);
     res.json(userResource(await uc.shoppers.deactivate(actorOf(req), pathParam(req, 'login'))));
   });
 

@@ -2,6 +2,7 @@
 // the gateway checks it too). Every subscription belongs to the token's own account.
 import { Router, type Request } from 'express';
 import {
+  ALL_EVENT_TYPES,
   CreateWebhookRequest,
   ReplayWebhookDeliveriesRequest,
   UpdateWebhookRequest,
@@ -10,10 +11,10 @@ import {
 import { InputError } from '@ordering/errors';
 import {
   ADMIN_SCOPE,
+  assertEmptyBody,
   identityOf,
   listEnvelope,
   optionalEnumQuery,
-  optionalQuery,
   optionalTimestampQuery,
   pageOf,
   parseBody,
@@ -55,14 +56,23 @@ export function webhookRoutes(deps: {
     );
   });
 
+  // The answers that show a signing secret are never to be stored by a cache (as the auth
+  // service's client secrets and tokens): `no-store`, replays of the creation included.
   router.post('/v1/webhooks', admin, async (req, res) => {
-    await respondIdempotently(deps.idempotency, req, res, async (complete) => {
-      const input = parseBody(CreateWebhookRequest, req.body);
-      const { row, secret } = await uc.create(account(req), input, async (trx, created, s) =>
-        complete?.(trx, { status: 201, body: subscriptionResource(created, s) }),
-      );
-      return { status: 201, body: subscriptionResource(row, secret) };
-    });
+    res.set('Cache-Control', 'no-store');
+    await respondIdempotently(
+      deps.idempotency,
+      req,
+      res,
+      async (complete) => {
+        const input = parseBody(CreateWebhookRequest, req.body);
+        const { row, secret } = await uc.create(account(req), input, async (trx, created, s) =>
+          complete?.(trx, { status: 201, body: subscriptionResource(created, s) }),
+        );
+        return { status: 201, body: subscriptionResource(row, secret) };
+      },
+      uc.storedCreation,
+    );
   });
 
   router.get('/v1/webhooks/:id', admin, async (req, res) => {
@@ -81,11 +91,13 @@ export function webhookRoutes(deps: {
   });
 
   router.post('/v1/webhooks/:id/rotate_secret', admin, async (req, res) => {
+    assertEmptyBody(req);
     const { row, secret } = await uc.rotateSecret(account(req), pathParam(req, 'id'));
-    res.json(subscriptionResource(row, secret));
+    res.set('Cache-Control', 'no-store').json(subscriptionResource(row, secret));
   });
 
   router.post('/v1/webhooks/:id/test', admin, async (req, res) => {
+    assertEmptyBody(req);
     const delivery = await uc.sendTest(account(req), pathParam(req, 'id'));
     res.status(202).json(deliveryResource(delivery, []));
   });
@@ -93,7 +105,7 @@ export function webhookRoutes(deps: {
   router.get('/v1/webhooks/:id/deliveries', admin, async (req, res) => {
     const params = parseListParams(req.query, { cursor: { created_at: 'timestamp', id: 'id' } });
     const status = optionalEnumQuery(req.query, 'status', WEBHOOK_DELIVERY_STATUSES);
-    const eventType = optionalQuery(req.query, 'event_type');
+    const eventType = optionalEnumQuery(req.query, 'event_type', ALL_EVENT_TYPES);
     const createdAfter = optionalTimestampQuery(req.query, 'created_after');
     const createdBefore = optionalTimestampQuery(req.query, 'created_before');
     const cursor = params.startingAfter;
@@ -125,6 +137,7 @@ export function webhookRoutes(deps: {
   });
 
   router.post('/v1/webhooks/:id/deliveries/:delivery_id/replay', admin, async (req, res) => {
+    assertEmptyBody(req);
     const d = await deps.deliveries.replay(account(req), pathParam(req, 'id'), pathParam(req, 'delivery_id'));
     res.status(202).json(deliveryResource(d.row, d.attempts));
   });
