@@ -271,6 +271,8 @@ describe('1. a client signs in only users of its account tree', () => {
     const callback = new URL(back.url);
     expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri);
     expect(callback.searchParams.get('error')).toBe('access_denied');
+    // Not "the shopper denied access": the user never reached a consent to deny.
+    expect(callback.searchParams.get('error_description')).not.toMatch(/denied/);
     expect(callback.searchParams.get('code')).toBeNull();
   });
 

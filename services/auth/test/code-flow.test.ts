@@ -535,5 +535,8 @@ describe('authorization code flow with PKCE', () => {
     const consent = await signInAs(started, 'ann', 'correct horse');
     const callback = await started.browser.submit(consent, '/abort');
     expect(new URL(callback.url).searchParams.get('error')).toBe('access_denied');
+    expect(new URL(callback.url).searchParams.get('error_description')).toBe(
+      'The user returned to the application without signing in or granting access',
+    );
   });
 });

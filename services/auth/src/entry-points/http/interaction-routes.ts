@@ -195,10 +195,15 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
       );
       return;
     }
+    // Reached from the consent page (the user declined) and from a refused sign-in (a user of another
+    // organisation): the description says what happened in both, without naming who tried.
     await provider.interactionFinished(
       req,
       res,
-      { error: 'access_denied', error_description: 'The shopper denied access' },
+      {
+        error: 'access_denied',
+        error_description: 'The user returned to the application without signing in or granting access',
+      },
       { mergeWithLastSubmission: false },
     );
   });
