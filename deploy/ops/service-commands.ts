@@ -17,8 +17,13 @@ const registrations: Register[] = [
     program.addCommand(
       catalogCommand({ url: serviceUrl('catalog'), secret: defaultSettings().internalIdentitySecret }),
     ),
-  // `ops auth clients ...`, `ops auth keys ...`: on the auth database (DATABASE_URL etc.).
-  (program) => program.addCommand(authCli()),
+  // `ops auth clients ...`, `ops auth keys ...`: on the auth database (DATABASE_URL etc.); without
+  // DATABASE_URL, the local stack's (DATABASE_NAME_PREFIX honoured, as `./dev up` does).
+  (program) => {
+    const { pgBaseUrl, databasePrefix } = defaultSettings();
+    const env = { DATABASE_URL: `${pgBaseUrl}/${databasePrefix}auth`, ...process.env };
+    program.addCommand(authCli({ env }));
+  },
 ];
 
 export function addServiceCommands(program: Command): void {

@@ -5,15 +5,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { FulfilmentUpdate, TOPICS, exampleUser, parseEvent } from '@ordering/contracts';
-import { readTopic, unique, type TopicReader } from '@ordering/testing';
+import { createKnex, dropDatabase, ensureDatabase, withDatabase } from '@ordering/db';
+import { PG_ADMIN_URL, readTopic, unique, type TopicReader } from '@ordering/testing';
 
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:29092').split(',');
 const kafka = new Kafka({ clientId: unique('ops-cli-test'), brokers, logLevel: logLevel.NOTHING });
 const root = path.resolve(__dirname, '..', '..');
 
-function ops(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function ops(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'deploy/ops/cli.ts', ...args], { cwd: root });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'deploy/ops/cli.ts', ...args], {
+      cwd: root,
+      env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -105,5 +112,33 @@ describe('ops event', () => {
       brokers.join(','),
     ]);
     expect(result.code).not.toBe(0);
+  });
+});
+
+describe('ops auth', () => {
+  it("works on the local stack's auth database, DATABASE_NAME_PREFIX included, without DATABASE_URL", async () => {
+    const prefix = `${unique('opsauth')
+      .replace(/[^a-z0-9]/gi, '_')
+      .toLowerCase()}_`;
+    const url = withDatabase(PG_ADMIN_URL, `${prefix}auth`);
+    await ensureDatabase(url);
+    const { DATABASE_URL: _ignored, ...env } = process.env;
+    try {
+      const result = await ops(['auth', 'keys', 'rotate'], {
+        ...env,
+        DATABASE_BASE_URL: PG_ADMIN_URL.replace(/\/[^/]*$/, ''),
+        DATABASE_NAME_PREFIX: prefix,
+      });
+      expect(result).toMatchObject({ code: 0 });
+      const knex = createKnex({ url, service: 'ops-cli-test' });
+      try {
+        const rows = await knex('signing_keys').select('kid');
+        expect(rows.map((r: { kid: string }) => r.kid)).toEqual([JSON.parse(result.stdout).kid]);
+      } finally {
+        await knex.destroy();
+      }
+    } finally {
+      await dropDatabase(url);
+    }
   });
 });

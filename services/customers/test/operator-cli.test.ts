@@ -118,6 +118,13 @@ it('creates a user, sets a password, issues a one-time link and deactivates', as
   const link = JSON.parse(printed.join('\n'));
   expect(link.link).toBe(`https://signin.example/set-password?token=${encodeURIComponent(link.token)}`);
 
+  // Without --base no link: nothing of the platform serves a set-password page to point at.
+  printed = [];
+  await run(usersCommand, 'password-link', login);
+  const bare = JSON.parse(printed.join('\n'));
+  expect(bare).toMatchObject({ login, token: expect.any(String) });
+  expect(bare).not.toHaveProperty('link');
+
   printed = [];
   await run(usersCommand, 'deactivate', login);
   expect(JSON.parse(printed.join('\n'))).toMatchObject({ login, status: 'deactivated' });

@@ -9,7 +9,10 @@ import { ALL_EVENT_TYPES, type EventType } from './event-types';
 export const API_VERSION = 'v1' as const;
 
 const envelopeFields = {
-  id: z.string().min(1).openapi({ description: 'Event identifier (`evt_` + ULID)', example: 'evt_01JD0Z8Q' }),
+  id: z
+    .string()
+    .min(1)
+    .openapi({ description: 'Event identifier (`evt_` + ULID)', example: 'evt_01JD0Z8Q3N4M5P6R7S8T9V0W1X' }),
   object: z.literal('event'),
   created_at: Timestamp,
   cust_id: z.string().min(1).openapi({ description: 'Customer account the event belongs to' }),

@@ -195,10 +195,12 @@ export function usersCommand(commandDefaults: CommandDefaults = {}): Command {
     });
 
   withConnection(users.command('password-link <login>').description('a one-time token to set a password'))
-    .option('--base <url>', 'base URL of the set-password page', 'http://127.0.0.1:8090/set-password')
-    .action(async (login: string, o: { base: string; url?: string; secret?: string }) => {
+    // No default: the platform serves no set-password page; the token is redeemed at
+    // POST /internal/v1/credentials/password by a page of the deployment's own.
+    .option('--base <url>', 'URL of your set-password page; the link is <url>?token=<token>')
+    .action(async (login: string, o: { base?: string; url?: string; secret?: string }) => {
       const link = await clientFrom(o).passwordLink(login);
-      print({ ...link, link: `${o.base}?token=${encodeURIComponent(link.token)}` });
+      print(o.base ? { ...link, link: `${o.base}?token=${encodeURIComponent(link.token)}` } : link);
     });
 
   withConnection(
