@@ -13,11 +13,12 @@ const upstream = new Pool(process.env.ORDERS_URL!, { connections: 64 });
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
 const prefix = process.env.REDIS_KEY_PREFIX ?? 'bench:floor:';
 const bucket = new RedisTokenBucket(redis, { capacity: 1e9, refillPerSecond: 1e9 }, prefix);
-// The revocation keys the gateway reads for a token (jti, subject, client).
+// The revocation keys the gateway reads for a token (jti, subject, client, signing key).
 const denylist = [
   `${prefix}revoked:jti:floor`,
   `${prefix}revoked:sub:floor`,
   `${prefix}revoked:client:floor`,
+  `${prefix}revoked:kid:floor`,
 ];
 
 const server = http.createServer((req, res) => {

@@ -207,6 +207,22 @@ describe('revocation', () => {
     await get('/v1/orders', after).expect(200);
   });
 
+  it('refuses every token of a signing key from the time its mark names, though the cached JWKS still holds the key', async () => {
+    const token = h.issuer.mint();
+    const kid = h.issuer.currentKey.kid;
+    await get('/v1/orders', token).expect(200);
+    await redis.set(`${h.keyPrefix}revoked:kid:${kid}`, String(now() + 3600), 'EX', 60);
+    await get('/v1/orders', token).expect(200);
+    await redis.set(`${h.keyPrefix}revoked:kid:${kid}`, String(now()), 'EX', 60);
+    try {
+      expectInvalidToken(await get('/v1/orders', token));
+      expectInvalidToken(await get('/v1/orders', h.issuer.mint()));
+    } finally {
+      await redis.del(`${h.keyPrefix}revoked:kid:${kid}`);
+    }
+    await get('/v1/orders', token).expect(200);
+  });
+
   it('carries the rate-limit headers on a refusal after the token was verified', async () => {
     const jti = randomUUID();
     await redis.set(`${h.keyPrefix}revoked:jti:${jti}`, '1', 'EX', 60);

@@ -13,6 +13,7 @@ const claimsOf = (jti: string, exp = Math.floor(Date.now() / 1000) + 600): Acces
   jti,
   iat: exp - 3600,
   exp,
+  kid: 'key-1',
 });
 
 describe('SignedIdentities', () => {

@@ -12,6 +12,8 @@ export interface AccessTokenClaims {
   jti: string;
   iat: number;
   exp: number;
+  /** The id of the key that signed the token (its JOSE header), for the key's own revocation. */
+  kid: string;
 }
 
 const REQUIRED_STRINGS = ['sub', 'cust_id', 'login', 'client_id', 'jti'] as const;
@@ -20,7 +22,7 @@ const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v
 const isSeconds = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 
 /** The claims, or undefined when one the API needs is missing or has the wrong type. */
-export function accessTokenClaimsOf(payload: unknown): AccessTokenClaims | undefined {
+export function accessTokenClaimsOf(payload: unknown, kid: string): AccessTokenClaims | undefined {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
   const p = payload as Record<string, unknown>;
   if (!REQUIRED_STRINGS.every((name) => isNonEmptyString(p[name]))) return undefined;
@@ -34,6 +36,7 @@ export function accessTokenClaimsOf(payload: unknown): AccessTokenClaims | undef
     jti: p.jti as string,
     iat: p.iat,
     exp: p.exp,
+    kid,
   };
 }
 

@@ -116,7 +116,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       } catch (err) {
         throw err instanceof jwt.TokenExpiredError ? invalid('The bearer token has expired') : invalid();
       }
-      const claims = accessTokenClaimsOf(payload);
+      const claims = accessTokenClaimsOf(payload, kid);
       if (!claims) throw invalid('The bearer token lacks claims this API needs');
       remember(token, claims, now);
       return claims;

@@ -255,5 +255,25 @@ describe('signing keys', () => {
     expect(await h.service.reloadKeys()).toBe(true);
     expect((await jwks()).keys.map((k) => k.kid)).toEqual([rotated.kid]);
     expect((await client.tokenIntrospection(config, before.access_token)).active).toBe(false);
+    // The default overlap outlives every token of the old key: nothing for the gateways to refuse.
+    expect(await h.redis.get(`${h.config.REDIS_KEY_PREFIX}revoked:kid:${oldKid}`)).toBeNull();
+  });
+
+  it('rotating a leaked key (overlap 0) has the gateways refuse its tokens at once, whatever JWKS they cached', async () => {
+    const previous = (await ops('keys', 'rotate')) as { kid: string };
+    const startedAt = Math.floor(Date.now() / 1000);
+    const rotated = (await ops('keys', 'rotate', '--overlap-seconds', '0')) as {
+      kid: string;
+      previous_key_tokens_refused_from: string;
+    };
+    const mark = `${h.config.REDIS_KEY_PREFIX}revoked:kid:${previous.kid}`;
+    const from = Number(await h.redis.get(mark));
+    expect(from).toBeGreaterThanOrEqual(startedAt);
+    expect(from).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
+    expect(Math.floor(Date.parse(rotated.previous_key_tokens_refused_from) / 1000)).toBe(from);
+    // Kept while a token of the key could still be alive (an hour, and the clock margin), no longer.
+    expect(await h.redis.ttl(mark)).toBeGreaterThan(3600);
+    expect(await h.redis.ttl(mark)).toBeLessThanOrEqual(3600 + 120);
+    expect(await h.redis.get(`${h.config.REDIS_KEY_PREFIX}revoked:kid:${rotated.kid}`)).toBeNull();
   });
 });

@@ -3,6 +3,8 @@
 //                                  for verifiers' clock tolerance, see revocation-use-case.ts)
 //   <prefix>revoked:sub:<sub>      value = unix seconds; tokens of that subject with iat <= value
 //   <prefix>revoked:client:<id>    value = unix seconds; tokens issued to that client with iat <= value
+//   <prefix>revoked:kid:<kid>      value = unix seconds from which every token that signing key signed
+//                                  is refused (the key left the JWKS before its tokens expired)
 // and, for the auth service alone, the index that lets a grant's revocation reach its access
 // tokens (which carry no grant id, the spec's claims being exactly the ones it lists):
 //   <prefix>grant-tokens:<gid>     sorted set of the jtis issued under the grant, scored by their
@@ -33,6 +35,8 @@ export interface RevocationDenylist {
   revokeSubject(sub: string, atSeconds: number, ttlSeconds: number): Promise<void>;
   /** Every token issued to the client up to `atSeconds` is refused (client disabled). */
   revokeClient(clientId: string, atSeconds: number, ttlSeconds: number): Promise<void>;
+  /** Every token the signing key signed is refused from `fromSeconds` on (key withdrawn early). */
+  revokeSigningKey(kid: string, fromSeconds: number, ttlSeconds: number): Promise<void>;
   isTokenRevoked(jti: string): Promise<boolean>;
   /** Unix seconds up to which the subject's tokens are revoked, if any. */
   subjectRevokedAt(sub: string): Promise<number | undefined>;
@@ -128,6 +132,15 @@ export class RedisRevocationDenylist implements RevocationDenylist {
 
   async revokeClient(clientId: string, atSeconds: number, ttlSeconds: number): Promise<void> {
     await this.raiseCutoff(`${this.prefix}revoked:client:${clientId}`, atSeconds, ttlSeconds);
+  }
+
+  async revokeSigningKey(kid: string, fromSeconds: number, ttlSeconds: number): Promise<void> {
+    await this.redis.set(
+      `${this.prefix}revoked:kid:${kid}`,
+      String(Math.floor(fromSeconds)),
+      'EX',
+      Math.max(1, Math.ceil(ttlSeconds)),
+    );
   }
 
   /** Sets a cut-off mark, never moving it backwards (a late duplicate must not un-revoke newer tokens). */

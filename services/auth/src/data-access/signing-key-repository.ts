@@ -48,14 +48,19 @@ export class SigningKeyRepository {
    * In one transaction: retires the active keys (published until `publishUntil`) and inserts `key`
    * as the active one. A lock serialises concurrent first starts and rotations.
    */
-  async activate(key: StoredSigningKey, publishUntil: Date, onlyIfNone = false): Promise<boolean> {
+  /**
+   * Makes `key` the signing key; the active one retires, published until `publishUntil`. Answers
+   * the kids it retired, or null when `onlyIfNone` and a key is active already.
+   */
+  async activate(key: StoredSigningKey, publishUntil: Date, onlyIfNone = false): Promise<string[] | null> {
     return this.knex.transaction(async (trx) => {
       await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [SIGNING_KEYS_TABLE]);
       const active = await trx(SIGNING_KEYS_TABLE).where({ status: 'active' }).first();
-      if (onlyIfNone && active) return false;
-      await trx(SIGNING_KEYS_TABLE)
+      if (onlyIfNone && active) return null;
+      const retired: { kid: string }[] = await trx(SIGNING_KEYS_TABLE)
         .where({ status: 'active' })
-        .update({ status: 'retired', retired_at: key.createdAt, publish_until: publishUntil });
+        .update({ status: 'retired', retired_at: key.createdAt, publish_until: publishUntil })
+        .returning('kid');
       await trx(SIGNING_KEYS_TABLE).insert({
         kid: key.kid,
         alg: key.alg,
@@ -66,7 +71,7 @@ export class SigningKeyRepository {
         retired_at: null,
         publish_until: null,
       });
-      return true;
+      return retired.map((r) => r.kid);
     });
   }
 }

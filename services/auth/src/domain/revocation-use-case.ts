@@ -82,3 +82,17 @@ export async function revokeSubject(deps: RevocationDeps, sub: string, atSeconds
 export async function revokeClient(deps: RevocationDeps, clientId: string, atSeconds: number): Promise<void> {
   await deps.denylist.revokeClient(clientId, atSeconds, LONGEST_TOKEN_LIFETIME);
 }
+
+/**
+ * Every token a signing key signed is refused from `fromSeconds` (when the key leaves the JWKS).
+ * Gateways keep a fetched JWKS for minutes; a key withdrawn before its tokens expire (a leak) is
+ * refused through the denylist they read on every request instead, from that second on.
+ */
+export async function revokeSigningKey(
+  deps: RevocationDeps,
+  kid: string,
+  fromSeconds: number,
+): Promise<void> {
+  const ttl = Math.max(0, fromSeconds - deps.now()) + TOKEN_TTL.accessToken + CLOCK_SKEW_MARGIN_SECONDS;
+  await deps.denylist.revokeSigningKey(kid, fromSeconds, ttl);
+}

@@ -3,6 +3,7 @@
 // verifying before it expires.
 import type { SigningKeyRepository } from '../data-access/signing-key-repository';
 import { decryptPrivateJwk, generateSigningKey, type StoredSigningKey } from './signing-key';
+import { CLOCK_SKEW_MARGIN_SECONDS } from './revocation-use-case';
 import { TOKEN_TTL } from './token-lifetimes';
 
 /** Default overlap: the access/ID token lifetime plus a margin for clocks and JWKS caches. */
@@ -20,16 +21,25 @@ export async function ensureSigningKey(deps: SigningKeyDeps): Promise<void> {
   await deps.keys.activate(generateSigningKey(deps.encryptionKey, now), now, true);
 }
 
-/** A new signing key; the previous one stays published for `overlapSeconds`. Returns the new kid. */
+/** A new signing key; the previous one stays published for `overlapSeconds`. */
 export async function rotateSigningKey(
   deps: SigningKeyDeps,
   overlapSeconds = DEFAULT_KEY_OVERLAP_SECONDS,
-): Promise<{ kid: string; retiredPublishedUntil: Date }> {
+): Promise<{ kid: string; retiredKids: string[]; retiredPublishedUntil: Date }> {
   const now = deps.now();
   const key = generateSigningKey(deps.encryptionKey, now);
   const until = new Date(now.getTime() + overlapSeconds * 1000);
-  await deps.keys.activate(key, until);
-  return { kid: key.kid, retiredPublishedUntil: until };
+  const retiredKids = (await deps.keys.activate(key, until)) ?? [];
+  return { kid: key.kid, retiredKids, retiredPublishedUntil: until };
+}
+
+/**
+ * Whether tokens the previous key signed can outlive its publication (an overlap shorter than an
+ * access token's life and the verifiers' clock tolerance): those tokens must then be revoked as the
+ * key leaves, since a gateway's cached JWKS would keep accepting them.
+ */
+export function tokensOutliveOverlap(overlapSeconds: number): boolean {
+  return overlapSeconds < TOKEN_TTL.accessToken + CLOCK_SKEW_MARGIN_SECONDS;
 }
 
 export interface SigningKeySet {

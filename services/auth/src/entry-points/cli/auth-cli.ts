@@ -14,6 +14,7 @@ import { deleteGrantsOfClient } from '../../data-access/oidc-payload-repository'
 import { RedisRevocationDenylist } from '../../data-access/revocation-denylist';
 import { OutboxRevocationPublisher } from '../../data-access/revocation-outbox';
 import { SigningKeyRepository } from '../../data-access/signing-key-repository';
+import { revokeSigningKey } from '../../domain/revocation-use-case';
 import {
   disableClient,
   registerClient,
@@ -31,7 +32,11 @@ import {
   removeIdentityProvider,
 } from '../../domain/identity-provider-registry-use-case';
 import { CLIENT_TYPES, type ClientType } from '../../domain/oauth-client';
-import { DEFAULT_KEY_OVERLAP_SECONDS, rotateSigningKey } from '../../domain/signing-key-use-case';
+import {
+  DEFAULT_KEY_OVERLAP_SECONDS,
+  rotateSigningKey,
+  tokensOutliveOverlap,
+} from '../../domain/signing-key-use-case';
 import { splitScopes } from '../../domain/scopes';
 import { migrations } from '../../../migrations';
 
@@ -316,7 +321,11 @@ export function authCli(io: AuthCliIo = {}): Command {
   const keys = auth.command('keys').description('Token signing keys');
   keys
     .command('rotate')
-    .description('Make a new RSA key the signing key; the previous one stays in the JWKS for the overlap')
+    .description(
+      'Make a new RSA key the signing key; the previous one stays in the JWKS for the overlap. ' +
+        'With an overlap shorter than a token lifetime (a leaked key: 0), the gateways refuse the ' +
+        "previous key's tokens when the overlap ends, through the revocation denylist in Redis",
+    )
     .option(
       '--overlap-seconds <n>',
       'how long the previous key stays published',
@@ -327,15 +336,38 @@ export function authCli(io: AuthCliIo = {}): Command {
       if (!Number.isInteger(overlap) || overlap < 0)
         throw new Error('--overlap-seconds must be a whole number >= 0');
       await withDatabase(source, async (knex, cfg) => {
-        const result = await rotateSigningKey(
-          {
-            keys: new SigningKeyRepository(knex),
-            encryptionKey: decodeKey(cfg.KEY_ENCRYPTION_KEY)!,
-            now: () => new Date(),
-          },
-          overlap,
-        );
-        print({ kid: result.kid, previous_key_published_until: result.retiredPublishedUntil.toISOString() });
+        // Reach Redis before rotating: a leaked key's rotation must not stop half done.
+        const redis = tokensOutliveOverlap(overlap)
+          ? new Redis(cfg.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2, ...redisTlsFromEnv() })
+          : undefined;
+        try {
+          await redis?.connect();
+          const result = await rotateSigningKey(
+            {
+              keys: new SigningKeyRepository(knex),
+              encryptionKey: decodeKey(cfg.KEY_ENCRYPTION_KEY)!,
+              now: () => new Date(),
+            },
+            overlap,
+          );
+          const refusedFrom = result.retiredPublishedUntil.getTime() / 1000;
+          if (redis) {
+            const revocation = {
+              denylist: new RedisRevocationDenylist(redis, cfg.REDIS_KEY_PREFIX),
+              now: () => Date.now() / 1000,
+            };
+            for (const kid of result.retiredKids) await revokeSigningKey(revocation, kid, refusedFrom);
+          }
+          print({
+            kid: result.kid,
+            previous_key_published_until: result.retiredPublishedUntil.toISOString(),
+            ...(redis
+              ? { previous_key_tokens_refused_from: result.retiredPublishedUntil.toISOString() }
+              : {}),
+          });
+        } finally {
+          redis?.disconnect();
+        }
       });
     });
 
