@@ -4,7 +4,7 @@
 // integration acts for) reaches the gateway. A shopper signs in through the real sign-in page
 // (authorization code with PKCE, driven by openid-client 6) against the real customers service.
 import { randomBytes } from 'node:crypto';
-import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { authCli, migrations as authMigrations } from '@ordering/auth-service';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
@@ -90,7 +90,8 @@ beforeAll(async () => {
     audience,
     redisPrefix,
     consumerGroup: `auth-e2e-${suffix}`,
-    env: { KAFKA_FROM_BEGINNING: 'true' },
+    // Signing keys rotated by the operator CLI are picked up within half a second (30 s by default).
+    env: { KAFKA_FROM_BEGINNING: 'true', KEY_RELOAD_INTERVAL_MS: '500' },
   });
   gateway = await startGatewayProcess({
     issuer: auth.issuer,
@@ -366,5 +367,43 @@ describe('a shopper signed in with the authorization code flow (PKCE) on the rea
     expect(again.status).toBe(401);
     expect(again.url.startsWith(redirectUri)).toBe(false);
     expect(again.html).toMatch(/role="alert"/);
+  });
+});
+
+describe('a leaked signing key, rotated out with no overlap (the runbook)', () => {
+  it("the gateway refuses the old key's tokens at once, though it cached the JWKS, and accepts the new key's", async () => {
+    client = await registerClient('users:read', [
+      '--type',
+      'service',
+      '--login',
+      `leak-${suffix.toLowerCase()}`,
+    ]);
+    const leaked = await clientCredentialsToken('users:read');
+    expect((await listUsers(leaked)).status).toBe(200);
+
+    let printed = '';
+    await authCli({
+      env: { ...process.env, DATABASE_URL: authDb.url, REDIS_KEY_PREFIX: redisPrefix },
+      out: (text) => (printed += text),
+    }).parseAsync(['keys', 'rotate', '--overlap-seconds', '0'], { from: 'user' });
+    const rotated = JSON.parse(printed) as { kid: string; previous_key_tokens_refused_from: string };
+    expect(rotated.kid).not.toBe(decodeProtectedHeader(leaked).kid);
+
+    const refused = await listUsers(leaked);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: { code: 'invalid_token' } });
+
+    // Once auth has loaded the new key, its tokens open the API again (the gateway fetches the
+    // JWKS anew for a key id it does not know).
+    let fresh = '';
+    await waitUntil(
+      async () => {
+        fresh = await clientCredentialsToken('users:read');
+        return decodeProtectedHeader(fresh).kid === rotated.kid;
+      },
+      20_000,
+      'the auth service to sign with the new key',
+    );
+    expect((await listUsers(fresh)).status).toBe(200);
   });
 });
