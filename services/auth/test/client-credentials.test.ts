@@ -276,6 +276,54 @@ describe('client credentials', () => {
     expect(decodeProtectedHeader(String(now.body.access_token)).alg).toBe('RS256');
   });
 
+  it('gives a client that acts for a deactivated user no new token, and one again once they are active', async () => {
+    h.customers.add({ login: 'erp-bot', cust_id: 'ACME', email: 'erp-bot@acme.example', password: 'x' });
+    const { client: c, clientSecret } = await h.register({
+      type: 'service',
+      scopes: ['orders:read'],
+      custId: 'ACME',
+      login: 'erp-bot',
+    });
+    const auth = { id: c.clientId, secret: clientSecret! };
+    const ask = () => tokenRequest({ grant_type: 'client_credentials', scope: 'orders:read' }, auth);
+    expect((await ask()).status).toBe(200);
+
+    // As the user.deactivated consumer leaves it: the user deactivated, the subject's cut-off set.
+    h.customers.deactivate('erp-bot');
+    const mark = `${h.config.REDIS_KEY_PREFIX}revoked:sub:shopper:acme:erp-bot`;
+    await h.redis.set(mark, String(Math.floor(Date.now() / 1000)), 'EX', 600);
+    const refused = await ask();
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      error: 'invalid_grant',
+      error_description: 'the user this client acts for is deactivated',
+    });
+
+    // Reactivated (SCIM or an operator): the cut-off stays for the old tokens, new ones are issued.
+    h.customers.find('erp-bot')!.status = 'active';
+    expect((await ask()).status).toBe(200);
+  });
+
+  it('issues tokens for an integration login that is no user of the account, whatever the denylist says', async () => {
+    const { client: c, clientSecret } = await h.register({
+      type: 'service',
+      scopes: ['orders:read'],
+      custId: 'ACME',
+      login: 'no-such-user',
+    });
+    await h.redis.set(
+      `${h.config.REDIS_KEY_PREFIX}revoked:sub:shopper:acme:no-such-user`,
+      String(Math.floor(Date.now() / 1000) - 60),
+      'EX',
+      600,
+    );
+    const res = await tokenRequest(
+      { grant_type: 'client_credentials', scope: 'orders:read' },
+      { id: c.clientId, secret: clientSecret! },
+    );
+    expect(res.status).toBe(200);
+  });
+
   it('refuses a disabled client', async () => {
     const { client: c, clientSecret } = await h.register({ type: 'service', scopes: ['orders:read'] });
     const auth = { id: c.clientId, secret: clientSecret! };

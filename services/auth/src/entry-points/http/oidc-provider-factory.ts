@@ -21,6 +21,7 @@ import type { ClientRepository } from '../../data-access/client-repository';
 import type { CustomersClient, ShopperRecord } from '../../data-access/customers-client';
 import { OidcPayloadRepository } from '../../data-access/oidc-payload-repository';
 import { toProviderMetadata } from '../../domain/oauth-client';
+import { integrationUserDeactivated } from '../../domain/integration-subject';
 import { recordGrantToken, revokeGrant, type RevocationDeps } from '../../domain/revocation-use-case';
 import { inClientTree, subjectInClientTree } from '../../domain/client-tree';
 import { ALL_SCOPES, scopesAllowedForRoles, splitScopes } from '../../domain/scopes';
@@ -343,6 +344,17 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
             cust_id: custId,
             login,
           };
+          if (
+            token.kind === 'ClientCredentials' &&
+            (await integrationUserDeactivated(
+              { denylist: deps.revocation.denylist, customers: deps.customers },
+              String(jwt.payload.sub),
+            ))
+          ) {
+            const refused = new errors.InvalidGrant('integration user deactivated');
+            refused.error_description = 'the user this client acts for is deactivated';
+            throw refused;
+          }
           const grantId = token.kind === 'AccessToken' ? token.grantId : undefined;
           if (grantId) {
             const recorded = await recordGrantToken(deps.revocation, grantId, {

@@ -1,0 +1,26 @@
+// A client-credentials client acts as the login of the integration it was issued for (decisions.md,
+// "OAuth"); that login may be a user of the account (the tokens' `sub` is the same as that user's).
+// A deactivated user can no longer sign in, and the tokens already issued for them are refused: a
+// client acting as them gets no new token either, until they are active again. The check costs one
+// Redis read per token request: the customers service is asked only about a subject the
+// revocation denylist holds a deactivation cut-off for.
+import type { CustomersClient } from '../data-access/customers-client';
+import type { RevocationDenylist } from '../data-access/revocation-denylist';
+import { parseShopperSubject } from './subject';
+
+export interface IntegrationSubjectDeps {
+  denylist: Pick<RevocationDenylist, 'subjectRevokedAt'>;
+  customers: Pick<CustomersClient, 'findUser'>;
+}
+
+/** Whether `sub` names a user of its account who is deactivated now. */
+export async function integrationUserDeactivated(
+  deps: IntegrationSubjectDeps,
+  sub: string,
+): Promise<boolean> {
+  if ((await deps.denylist.subjectRevokedAt(sub)) === undefined) return false;
+  const parts = parseShopperSubject(sub);
+  if (!parts) return false;
+  const user = await deps.customers.findUser(parts.login);
+  return user != null && user.cust_id.toLowerCase() === parts.custIdLower && user.status !== 'active';
+}
