@@ -72,12 +72,18 @@ export class ApprovalFlowUseCase {
     await scope.approvals.withdrawPending(orderId, now, undefined, 'The order was cancelled');
   }
 
-  /** user.deactivated: the login's pending approvals move to the admins of each order's account. */
+  /**
+   * user.deactivated: the login's pending approvals move to the admins of each order's account.
+   * Locks like a decision does, the order first and then its approval (re-read under the lock): the
+   * other way round, an approve of the same login running meanwhile deadlocked with it (a 500).
+   */
   async approverDeactivated(scope: TransactionScope, login: string): Promise<void> {
     const now = this.deps.clock.now();
-    for (const approval of await scope.approvals.pendingOf(login)) {
-      const order = await scope.approvals.orderForUpdate(approval.orderId);
+    for (const { id, orderId } of await scope.approvals.pendingOf(login)) {
+      const order = await scope.approvals.orderForUpdate(orderId);
       if (!order || order.status !== 'pending') continue;
+      const approval = await scope.approvals.findForUpdate(id);
+      if (!approval || approval.status !== 'pending') continue; // decided meanwhile
       const admins = (await this.adminsFor(order.custId)).filter((a) => a !== login);
       if (admins.length === 0) continue; // documented: waits for an operator to act
       await scope.approvals.decide(approval.id, 'withdrawn', `${login} was deactivated`, now);
