@@ -62,6 +62,20 @@ it("an approver's approve racing their deactivation answers 200, never a deadloc
   await pendingFor(s.u.adam, first);
   const second = await placeBig();
   const deciding = await pendingFor(s.u.adam, second);
+  // This service checks each opened step again once committed: let it have done so for both.
+  await waitUntil(
+    async () => {
+      const row = await h.approvalsDb
+        .knex('outbox as o')
+        .join('processed_events as p', 'p.event_id', 'o.event_id')
+        .whereIn('o.key', [first, second])
+        .count({ n: '*' })
+        .first();
+      return Number(row!.n) === 2;
+    },
+    20_000,
+    'the opened steps checked',
+  );
 
   // Hold the first order while the deactivation reaches it, so the approve runs in between.
   let release!: () => void;
@@ -103,4 +117,55 @@ it("an approver's approve racing their deactivation answers 200, never a deadloc
   // The second order went on to step 2; the first one's approval moved to the admins.
   expect(await pendingFor(s.u.april, second)).toMatchObject({ step: 2 });
   expect(await pendingFor(s.u.ada, first)).toMatchObject({ step: 1, reassigned_from: s.u.adam });
+});
+
+it('an approver deactivated while a step opens for them still has that approval moved to the admins', async () => {
+  // Two replicas: one applies order.submitted (it reads the approver as active and opens their
+  // step), the other applies user.deactivated before that step commits, so it finds no approval of
+  // theirs. The first transaction is held at its outbox write while the second runs.
+  const { flow } = h.approvals.parts.useCases;
+  const { db } = h.approvals.parts;
+  const late = `late-${h.suffix.toLowerCase()}`;
+  await h.admin.createUser({
+    login: late,
+    cust_id: s.root,
+    name: 'Late Approver',
+    email: `${late}@example.com`,
+    roles: ['approver'],
+  });
+  const placed = await placeBig();
+  await pendingFor(s.u.ada, placed); // the real order.submitted applied (adam is gone: the admins)
+  const chain = await h
+    .call('approvals', s.root, s.u.ada, ADMIN)
+    .put(`/v1/customers/${s.root}/approval_chain`)
+    .send({ steps: [{ approver: late }] });
+  expect(chain.status).toBe(200);
+  // The same order under another id, submitted again by hand as the first replica would.
+  const body = (await h.call('orders', s.root, s.u.ada, ADMIN).get(`/v1/orders/${placed}`)).body;
+  const order = { ...body, id: `${placed.slice(0, -4)}RACE` };
+
+  let release!: () => void;
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  const blocker = h.approvalsDb.knex.transaction(async (trx: Knex.Transaction) => {
+    await trx.raw('lock table outbox in exclusive mode');
+    held();
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  await holding;
+  let submitted: Promise<void> | undefined;
+  try {
+    submitted = db.transaction((scope) => flow.orderSubmitted(scope, order));
+    await waitUntil(async () => (await lockWaiters()) >= 1, 20_000, 'the step held at its commit');
+    await h.admin.request('POST', `/internal/v1/admin/users/${late}/deactivate`);
+    await db.transaction((scope) => flow.approverDeactivated(scope, late));
+  } finally {
+    release();
+    await blocker;
+  }
+  await submitted;
+  // Once the step is committed, its approval.step_opened has it checked again.
+  expect(await pendingFor(s.u.ada, order.id)).toMatchObject({ step: 1, reassigned_from: late });
+  const queue = await h.call('approvals', s.root, late).get(`/v1/approvals?approver=${late}&limit=100`);
+  expect(queue.body.data.filter((a: { order_id: string }) => a.order_id === order.id)).toEqual([]);
 });
