@@ -5,7 +5,10 @@
 // then sees the claim and gets 409 `idempotency_key_in_use`. The creating transaction *completes*
 // the claim with the response it is about to send, so the stored response commits (or rolls back)
 // together with the resource. A failed request *releases* its claim so that a retry runs again.
-// A claim left behind by a crashed process may be taken over after `lockTimeoutMs`.
+// A claim left behind by a crashed process may be taken over after `lockTimeoutMs`. Each claim is
+// fenced by its `locked_at`: a request whose claim was taken over (it ran longer than the timeout)
+// can neither complete the key (its creating transaction fails with 409, so the resource is not
+// created a second time) nor release it (the newer claim stays).
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { IdempotencyError } from '@ordering/errors';
@@ -57,7 +60,13 @@ export interface StoredResponse {
   body: unknown;
 }
 
-export type IdempotencyClaim = { kind: 'claimed' } | { kind: 'replay'; response: StoredResponse };
+/** A claim this request holds; `lockedAt` tells it apart from a later claim that took the key over. */
+export interface HeldClaim {
+  kind: 'claimed';
+  lockedAt: Date;
+}
+
+export type IdempotencyClaim = HeldClaim | { kind: 'replay'; response: StoredResponse };
 
 export interface IdempotencyStoreOptions {
   /** How long a key is remembered; default 24 h. */
@@ -129,7 +138,7 @@ export class IdempotencyStore {
       .onConflict(['scope', 'key'])
       .ignore()
       .returning('key');
-    if (inserted.length > 0) return { kind: 'claimed' } as const;
+    if (inserted.length > 0) return { kind: 'claimed', lockedAt: now };
 
     return this.knex.transaction(async (trx) => {
       const row = (await trx(IDEMPOTENCY_TABLE).where({ scope, key }).forUpdate().first()) as
@@ -153,7 +162,7 @@ export class IdempotencyStore {
             locked_at: now,
             expires_at: expired ? new Date(now.getTime() + this.ttlMs) : row.expires_at,
           });
-        return { kind: 'claimed' } as const;
+        return { kind: 'claimed', lockedAt: now } as const;
       }
       if (row.fingerprint !== fingerprint) {
         throw new IdempotencyError(
@@ -174,20 +183,38 @@ export class IdempotencyStore {
     });
   }
 
-  /** Stores the response inside the transaction that creates the resource. */
-  async complete(trx: Knex.Transaction, scope: string, key: string, response: StoredResponse): Promise<void> {
-    await trx(IDEMPOTENCY_TABLE)
-      .where({ scope, key })
+  /**
+   * Stores the response inside the transaction that creates the resource. Throws 409
+   * `idempotency_key_in_use` (failing that transaction) when `claim` is no longer this key's: another
+   * request took it over meanwhile and creates the resource itself.
+   */
+  async complete(
+    trx: Knex.Transaction,
+    scope: string,
+    key: string,
+    response: StoredResponse,
+    claim: HeldClaim,
+  ): Promise<void> {
+    const updated = await trx(IDEMPOTENCY_TABLE)
+      .where({ scope, key, state: 'running', locked_at: claim.lockedAt })
       .update({
         state: 'done',
         response_status: response.status,
         response_body: JSON.stringify(response.body),
       });
+    if (updated === 0) {
+      throw new IdempotencyError(
+        'idempotency_key_in_use',
+        'Another request with this Idempotency-Key took over while this one ran; retry to get its answer',
+      );
+    }
   }
 
-  /** Forgets a claim whose request failed, so that a retry runs again. */
-  async release(scope: string, key: string): Promise<void> {
-    await this.knex(IDEMPOTENCY_TABLE).where({ scope, key, state: 'running' }).delete();
+  /** Forgets a claim whose request failed, so that a retry runs again (not a later request's claim). */
+  async release(scope: string, key: string, claim: HeldClaim): Promise<void> {
+    await this.knex(IDEMPOTENCY_TABLE)
+      .where({ scope, key, state: 'running', locked_at: claim.lockedAt })
+      .delete();
   }
 
   /** Deletes expired keys; returns how many. */

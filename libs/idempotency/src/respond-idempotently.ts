@@ -59,10 +59,10 @@ export async function respondIdempotently(
   let response: StoredResponse;
   try {
     response = await create((trx, r) =>
-      store.complete(trx, scope, key, codec ? { status: r.status, body: codec.toStored(r.body) } : r),
+      store.complete(trx, scope, key, codec ? { status: r.status, body: codec.toStored(r.body) } : r, claim),
     );
   } catch (err) {
-    await store.release(scope, key);
+    await store.release(scope, key, claim);
     throw err;
   }
   nameCreatedResource(response.body);

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@ordering/testing';
 import {
+  type IdempotencyClaim,
   IdempotencyStore,
   idempotencyMigration,
   idempotencyVerbatimResponseMigration,
@@ -25,6 +26,12 @@ const advance = (ms: number) => {
   now = new Date(now.getTime() + ms);
 };
 
+/** A claim this request holds (the test fails if it got a replay). */
+function claimed(claim: IdempotencyClaim) {
+  if (claim.kind !== 'claimed') throw new Error(`expected a claim, got a ${claim.kind}`);
+  return claim;
+}
+
 it('fingerprints ignore key order but not values', () => {
   expect(requestFingerprint('POST', '/v1/users', { a: 1, b: { c: 2, d: 3 } })).toBe(
     requestFingerprint('post', '/v1/users', { b: { d: 3, c: 2 }, a: 1 }),
@@ -39,22 +46,24 @@ it('fingerprints ignore key order but not values', () => {
 
 it('replays within 24 h; after the window the key is new again', async () => {
   const key = randomUUID();
-  expect(await store.claim('client', key, 'f1')).toEqual({ kind: 'claimed' });
-  await db.knex.transaction((trx) => store.complete(trx, 'client', key, { status: 201, body: { id: 'x' } }));
+  const claim = claimed(await store.claim('client', key, 'f1'));
+  await db.knex.transaction((trx) =>
+    store.complete(trx, 'client', key, { status: 201, body: { id: 'x' } }, claim),
+  );
   advance(23 * 3600_000);
   expect(await store.claim('client', key, 'f1')).toEqual({
     kind: 'replay',
     response: { status: 201, body: { id: 'x' } },
   });
   advance(2 * 3600_000);
-  expect(await store.claim('client', key, 'f2')).toEqual({ kind: 'claimed' });
+  expect(await store.claim('client', key, 'f2')).toEqual({ kind: 'claimed', lockedAt: now });
 });
 
 it('a replay answers the stored body as it was written, keys in their order', async () => {
   const key = randomUUID();
   const body = { id: 'ord_1', object: 'order', status: 'approved', items: [{ quantity: 2, item_code: 'A' }] };
-  await store.claim('client', key, 'f1');
-  await db.knex.transaction((trx) => store.complete(trx, 'client', key, { status: 201, body }));
+  const claim = claimed(await store.claim('client', key, 'f1'));
+  await db.knex.transaction((trx) => store.complete(trx, 'client', key, { status: 201, body }, claim));
   const replay = await store.claim('client', key, 'f1');
   expect(replay.kind === 'replay' && JSON.stringify(replay.response.body)).toBe(JSON.stringify(body));
 });
@@ -67,15 +76,38 @@ it('a claim whose request never finished may be taken over after the lock timeou
     status: 409,
   });
   advance(61_000);
-  expect(await store.claim('client', key, 'f1')).toEqual({ kind: 'claimed' });
+  expect(await store.claim('client', key, 'f1')).toEqual({ kind: 'claimed', lockedAt: now });
+});
+
+it('a request whose claim was taken over can neither complete nor release it: one creation per key', async () => {
+  const key = randomUUID();
+  const slow = claimed(await store.claim('client', key, 'f1'));
+  advance(61_000); // the first request still runs (a slow dependency), a retry takes the key over
+  const retry = claimed(await store.claim('client', key, 'f1'));
+  // The first one finishes now: its creating transaction is refused (and rolls back).
+  await expect(
+    db.knex.transaction((trx) =>
+      store.complete(trx, 'client', key, { status: 201, body: { id: 'first' } }, slow),
+    ),
+  ).rejects.toMatchObject({ code: 'idempotency_key_in_use', status: 409 });
+  // Nor does a failure of the first one free the key under the retry.
+  await store.release('client', key, slow);
+  await expect(store.claim('client', key, 'f1')).rejects.toMatchObject({ code: 'idempotency_key_in_use' });
+  await db.knex.transaction((trx) =>
+    store.complete(trx, 'client', key, { status: 201, body: { id: 'retry' } }, retry),
+  );
+  expect(await store.claim('client', key, 'f1')).toEqual({
+    kind: 'replay',
+    response: { status: 201, body: { id: 'retry' } },
+  });
 });
 
 it('a completion rolled back with its transaction leaves no stored response', async () => {
   const key = randomUUID();
-  await store.claim('client', key, 'f1');
+  const claim = claimed(await store.claim('client', key, 'f1'));
   await expect(
     db.knex.transaction(async (trx) => {
-      await store.complete(trx, 'client', key, { status: 201, body: {} });
+      await store.complete(trx, 'client', key, { status: 201, body: {} }, claim);
       throw new Error('creation failed');
     }),
   ).rejects.toThrow('creation failed');

@@ -308,6 +308,83 @@ describe('authorization code flow with PKCE', () => {
     expect(await h.redis.keys(`${h.config.REDIS_KEY_PREFIX}revoked:grant:*`)).toEqual([]);
   });
 
+  /**
+   * Runs two token requests that present the same single-use value (a refresh token or an
+   * authorization code) so that both have read it before either marks it used: a lock held on its
+   * row lets both read, and holds both at the write until both are waiting there.
+   */
+  async function presentTwiceAtOnce(tokenId: string, request: () => ReturnType<typeof tokenRequest>) {
+    const lockWaiters = async () => {
+      const { rows } = await h.db.knex.raw<{ rows: { n: number }[] }>(
+        `select count(*)::int as n from pg_stat_activity where datname = ? and wait_event_type = 'Lock'`,
+        [h.db.name],
+      );
+      return rows[0]!.n;
+    };
+    let release!: () => void;
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const blocker = h.db.knex.transaction(async (trx) => {
+      await trx('oidc_payloads').where({ id: tokenId }).forUpdate().first();
+      held();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await holding;
+    try {
+      let answered = 0;
+      const requests = [request(), request()].map((r) => r.finally(() => answered++));
+      const deadline = Date.now() + 10_000;
+      while (answered < 2 && (await lockWaiters()) < 2 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      release();
+      await blocker;
+      return await Promise.all(requests);
+    } finally {
+      release?.();
+      await blocker.catch(() => {});
+    }
+  }
+
+  it('a refresh token presented twice at once issues new tokens once: the other use is a replay that revokes the grant', async () => {
+    const { id, secret, config } = await firstPartyWebClient();
+    const { tokens } = await codeFlow(config, 'openid orders:read');
+    const refresh = tokens.refresh_token!;
+    const answers = await presentTwiceAtOnce(refresh, () =>
+      tokenRequest({ grant_type: 'refresh_token', refresh_token: refresh }, { id, secret }),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+    expect(answers.find((a) => a.status === 400)!.body.error).toBe('invalid_grant');
+    // As for a replay after the fact: the grant is gone, the refresh token just issued with it too.
+    const issued = answers.find((a) => a.status === 200)!.body;
+    const next = await tokenRequest(
+      { grant_type: 'refresh_token', refresh_token: String(issued.refresh_token) },
+      { id, secret },
+    );
+    expect(next.body.error).toBe('invalid_grant');
+    expect((await introspect(tokens.access_token, { id, secret })).active).toBe(false);
+  });
+
+  it('an authorization code redeemed twice at once issues tokens once', async () => {
+    const { id, secret, config } = await firstPartyWebClient();
+    const started = await startFlow(config, 'openid orders:read');
+    const callback = await signInAs(started, 'ann', 'correct horse');
+    const code = new URL(callback.url).searchParams.get('code')!;
+    const answers = await presentTwiceAtOnce(code, () =>
+      tokenRequest(
+        {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          code_verifier: started.verifier,
+        },
+        { id, secret },
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+    expect(answers.find((a) => a.status === 400)!.body.error).toBe('invalid_grant');
+  });
+
   it("bounds a refreshed token by the user's roles at refresh time: a demoted admin loses admin scopes", async () => {
     const { config } = await firstPartyWebClient(['openid', 'orders:read', 'users:read', 'admin:all']);
     const record = h.customers.add({

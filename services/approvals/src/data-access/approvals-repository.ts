@@ -147,12 +147,14 @@ export class ApprovalsRepository {
     return rows.map(toApproval);
   }
 
-  /** The pending approvals of a login, locked (reassignment when it is deactivated). */
+  /**
+   * The pending approvals of a login (reassignment when it is deactivated), not locked: the caller
+   * locks each one's order, then the approval, as every decision does.
+   */
   async pendingOf(approver: string): Promise<ApprovalRecord[]> {
     const rows = (await this.db('approvals')
       .where({ approver, status: 'pending' })
-      .orderBy('created_at')
-      .forUpdate()) as ApprovalRow[];
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])) as ApprovalRow[];
     return rows.map(toApproval);
   }
 

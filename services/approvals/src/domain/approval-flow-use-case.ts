@@ -72,17 +72,46 @@ export class ApprovalFlowUseCase {
     await scope.approvals.withdrawPending(orderId, now, undefined, 'The order was cancelled');
   }
 
-  /** user.deactivated: the login's pending approvals move to the admins of each order's account. */
+  /**
+   * user.deactivated: the login's pending approvals move to the admins of each order's account.
+   * Locks like a decision does, the order first and then its approval (re-read under the lock): the
+   * other way round, an approve of the same login running meanwhile deadlocked with it (a 500).
+   */
   async approverDeactivated(scope: TransactionScope, login: string): Promise<void> {
     const now = this.deps.clock.now();
-    for (const approval of await scope.approvals.pendingOf(login)) {
-      const order = await scope.approvals.orderForUpdate(approval.orderId);
-      if (!order || order.status !== 'pending') continue;
-      const admins = (await this.adminsFor(order.custId)).filter((a) => a !== login);
-      if (admins.length === 0) continue; // documented: waits for an operator to act
-      await scope.approvals.decide(approval.id, 'withdrawn', `${login} was deactivated`, now);
-      for (const admin of admins) await this.openApproval(scope, order, approval.step, admin, now, login);
-    }
+    for (const pending of await scope.approvals.pendingOf(login))
+      await this.moveToAdmins(scope, pending, now);
+  }
+
+  /**
+   * approval.step_opened, once its transaction committed: an approver deactivated meanwhile has it
+   * moved to the admins. user.deactivated alone misses an approval whose transaction had read the
+   * approver as active but not yet committed when the deactivation was applied (two replicas apply
+   * order and user events at once); one of the two always sees the other.
+   */
+  async approvalOpened(scope: TransactionScope, approvalId: string): Promise<void> {
+    const approval = await scope.approvals.find(approvalId);
+    if (!approval || approval.status !== 'pending') return;
+    const user = await this.deps.directory.user(approval.approver);
+    if (user?.status === 'active') return;
+    await this.moveToAdmins(scope, approval, this.deps.clock.now());
+  }
+
+  /** A pending approval of an approver no longer active goes to the admins of the order's account. */
+  private async moveToAdmins(
+    scope: TransactionScope,
+    pending: { id: string; orderId: string; approver: string },
+    now: Date,
+  ): Promise<void> {
+    const login = pending.approver;
+    const order = await scope.approvals.orderForUpdate(pending.orderId);
+    if (!order || order.status !== 'pending') return;
+    const approval = await scope.approvals.findForUpdate(pending.id);
+    if (!approval || approval.status !== 'pending') return; // decided meanwhile
+    const admins = (await this.adminsFor(order.custId)).filter((a) => a !== login);
+    if (admins.length === 0) return; // documented: waits for an operator to act
+    await scope.approvals.decide(approval.id, 'withdrawn', `${login} was deactivated`, now);
+    for (const admin of admins) await this.openApproval(scope, order, approval.step, admin, now, login);
   }
 
   async approve(actor: Actor, approvalId: string, comment: string | null) {

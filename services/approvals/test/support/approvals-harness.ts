@@ -10,6 +10,7 @@ import {
   migrations as customersMigrations,
   startCustomersService,
 } from '@ordering/customers-service';
+import type { Knex } from '@ordering/db';
 import { signIdentity } from '@ordering/http';
 import {
   loadOrdersConfig,
@@ -43,6 +44,8 @@ export interface PlatformHarness {
   approvals: ApprovalsService;
   catalog: CatalogStandIn;
   admin: CustomersAdminClient;
+  /** The approvals service's database, its name and a pool of the test's own (locks, lock waits). */
+  approvalsDb: { name: string; knex: Knex };
   suffix: string;
   identity(custId: string, login: string, scopes: string[]): string;
   /** Calls the orders service (`orders`) or the approvals service (`approvals`) as the gateway would. */
@@ -124,6 +127,7 @@ export async function startPlatformHarness(): Promise<PlatformHarness> {
     approvals,
     catalog,
     admin: new CustomersAdminClient({ baseUrl: customers.url(), internalIdentitySecret: secret }),
+    approvalsDb: { name: approvalsDb.name, knex: approvalsDb.knex },
     suffix: randomBytes(3).toString('hex').toUpperCase(),
     identity,
     call: (service, custId, login, scopes = ALL) => {

@@ -3,7 +3,7 @@
 // Expired rows are never returned and are purged by `purgeExpired`.
 import { isUnsafeText } from '@ordering/http';
 import type { Knex } from 'knex';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { type Adapter, type AdapterPayload, errors } from 'oidc-provider';
 
 export const OIDC_PAYLOADS_TABLE = 'oidc_payloads';
 
@@ -58,9 +58,33 @@ export class OidcPayloadRepository implements Adapter {
     return this.findBy('user_code', userCode);
   }
 
+  /**
+   * Marks a single-use value (authorization code, refresh token) used, once: the provider reads it,
+   * checks that it is unused, then calls this, so two requests presenting it at once both passed
+   * the check. The one whose write finds it already used has replayed it, as if it came after the
+   * fact: the grant is revoked (every row of it, and its access tokens denied) and the request
+   * answers `invalid_grant`, never a second set of tokens.
+   */
   async consume(id: string): Promise<void> {
     if (isUnsafeText(id)) return;
-    await this.knex(OIDC_PAYLOADS_TABLE).where({ model: this.model, id }).update({ consumed_at: this.now() });
+    const marked = (await this.knex(OIDC_PAYLOADS_TABLE)
+      .where({ model: this.model, id })
+      .whereNull('consumed_at')
+      .update({ consumed_at: this.now() })
+      .returning('id')) as unknown[];
+    if (marked.length > 0) return;
+    const row = (await this.knex(OIDC_PAYLOADS_TABLE)
+      .select('grant_id')
+      .where({ model: this.model, id })
+      .first()) as { grant_id: string | null } | undefined;
+    if (row?.grant_id) await this.revokeGrant(row.grant_id);
+    throw new errors.InvalidGrant(`${this.model} already used`);
+  }
+
+  /** What the provider's grant revocation does: every row of the grant, then the denylist. */
+  private async revokeGrant(grantId: string): Promise<void> {
+    await this.knex(OIDC_PAYLOADS_TABLE).where({ grant_id: grantId }).delete();
+    await this.onGrantDestroyed?.(grantId);
   }
 
   async destroy(id: string): Promise<void> {

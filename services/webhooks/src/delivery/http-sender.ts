@@ -79,16 +79,24 @@ export class HttpSender {
   }
 }
 
+/**
+ * The start of the response body, as far as it came within the time limit: the status line is the
+ * answer, so a body that is slow to finish or breaks off changes nothing about the attempt's outcome
+ * (a 2xx received in time is a success, not "no answer").
+ */
 async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= RESPONSE_EXCERPT_BYTES) {
-      body.destroy();
-      break;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_EXCERPT_BYTES) break;
     }
+  } catch {
+    // Timed out or cut off after the status: keep what arrived.
+  } finally {
+    body.destroy();
   }
   if (size === 0) return null;
   return Buffer.concat(chunks)

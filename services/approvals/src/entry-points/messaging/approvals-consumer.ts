@@ -1,10 +1,11 @@
 // Consumes the order and user events that move approvals: order.submitted (open step 1),
-// order.cancelled (withdraw), user.deactivated (move the approver's queue to the admins).
+// order.cancelled (withdraw), user.deactivated (move the approver's queue to the admins), and its
+// own approval.step_opened (the approver checked again once the step is committed).
 import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
-import { EVENT_TYPES, TOPICS } from '@ordering/contracts';
+import { ApprovalOutcome, EVENT_TYPES, TOPICS } from '@ordering/contracts';
 import type { Logger } from '@ordering/http';
-import { type ConsumerTuning, type ConsumerRunner, createConsumer } from '@ordering/messaging';
+import { type ConsumerTuning, type ConsumerRunner, createConsumer, topicHandler } from '@ordering/messaging';
 import type { ApprovalsDatabase } from '../../data-access/approvals-database';
 import type { ApprovalFlowUseCase } from '../../domain/approval-flow-use-case';
 
@@ -23,11 +24,22 @@ export function approvalsConsumer(deps: {
     knex: deps.knex,
     groupId: deps.groupId,
     fromBeginning: deps.fromBeginning,
-    topics: [TOPICS.orders, TOPICS.users],
+    topics: [TOPICS.orders, TOPICS.users, TOPICS.approvals],
     logger: deps.logger,
     ...deps.tuning,
     // Only an order waiting for approval opens a chain: the others (most) cost no transaction.
     filters: { [EVENT_TYPES.orderSubmitted]: (event) => event.data.status === 'pending_approval' },
+    topicHandlers: {
+      [TOPICS.approvals]: topicHandler({
+        schema: ApprovalOutcome,
+        id: (m) => m.id,
+        handle: async (m, ctx) => {
+          if (m.type === 'approval.step_opened') {
+            await deps.flow.approvalOpened(deps.db.within(ctx.trx), m.approval.id);
+          }
+        },
+      }),
+    },
     handlers: {
       [EVENT_TYPES.orderSubmitted]: (event, ctx) =>
         deps.flow.orderSubmitted(deps.db.within(ctx.trx), event.data),
