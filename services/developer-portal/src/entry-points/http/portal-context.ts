@@ -154,27 +154,59 @@ export function requireAdmin(): RequestHandler {
   };
 }
 
+type FreshTokens = Pick<PortalSession, 'accessToken' | 'accessTokenExpiresAt' | 'refreshToken' | 'scopes'>;
+
+/** Refreshes in flight, by session id: one refresh per session at a time. */
+const refreshing = new Map<string, Promise<FreshTokens>>();
+
+/**
+ * New tokens for this session. The auth service rotates refresh tokens and treats a second use of
+ * one as theft (it revokes the whole grant), so two requests of one session near expiry (two tabs, a
+ * double click) must not both refresh: they share one refresh, and a session already refreshed by
+ * another request (in Redis) is not refreshed again.
+ */
+function refreshOnce(deps: PortalDeps, ctx: SessionContext): Promise<FreshTokens> {
+  let flight = refreshing.get(ctx.id);
+  if (!flight) {
+    flight = (async (): Promise<FreshTokens> => {
+      const stored = await deps.sessions.find(ctx.id);
+      if (stored && stored.accessTokenExpiresAt - 60 > Date.now() / 1000) return stored;
+      const refreshToken = stored?.refreshToken ?? ctx.session.refreshToken;
+      if (!refreshToken) throw new ApiError(401, { message: 'session expired' });
+      let fresh;
+      try {
+        fresh = await deps.auth.refresh(refreshToken);
+      } catch (err) {
+        deps.logger.info({ err }, 'refresh failed: the session ends');
+        throw new ApiError(401, { message: 'session expired' });
+      }
+      const tokens: FreshTokens = {
+        accessToken: fresh.accessToken,
+        accessTokenExpiresAt: fresh.accessTokenExpiresAt,
+        refreshToken: fresh.refreshToken ?? refreshToken,
+        scopes: fresh.scopes,
+      };
+      await deps.sessions.save(ctx.id, { ...(stored ?? ctx.session), ...tokens });
+      return tokens;
+    })().finally(() => refreshing.delete(ctx.id));
+    refreshing.set(ctx.id, flight);
+  }
+  return flight;
+}
+
 /** The API as the signed-in admin, refreshing the access token first when it is about to expire. */
 export async function apiFor(deps: PortalDeps, req: Request): Promise<AdminApi> {
   const ctx = sessionOf(req);
   if (!ctx) throw new ApiError(401, { message: 'not signed in' });
   const { session } = ctx;
   if (session.accessTokenExpiresAt - 60 <= Date.now() / 1000) {
-    if (!session.refreshToken) throw new ApiError(401, { message: 'session expired' });
-    let fresh;
-    try {
-      fresh = await deps.auth.refresh(session.refreshToken);
-    } catch (err) {
-      deps.logger.info({ err }, 'refresh failed: the session ends');
-      throw new ApiError(401, { message: 'session expired' });
-    }
+    const tokens = await refreshOnce(deps, ctx);
     Object.assign(session, {
-      accessToken: fresh.accessToken,
-      accessTokenExpiresAt: fresh.accessTokenExpiresAt,
-      refreshToken: fresh.refreshToken ?? session.refreshToken,
-      scopes: fresh.scopes,
+      accessToken: tokens.accessToken,
+      accessTokenExpiresAt: tokens.accessTokenExpiresAt,
+      refreshToken: tokens.refreshToken,
+      scopes: tokens.scopes,
     });
-    await deps.sessions.save(ctx.id, session);
     if (!isAdmin(session)) throw new ApiError(403, { message: 'admin:all is no longer granted' });
   }
   return deps.api.as(session.accessToken);
