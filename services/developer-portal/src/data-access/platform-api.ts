@@ -69,6 +69,15 @@ export class AdminApi {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<T> {
+    // `.` and `..` segments (an id of a page's URL) would be resolved as steps up the path and send
+    // the admin's token to another endpoint of the API: no resource has such an id.
+    if (
+      path
+        .split('?')[0]!
+        .split('/')
+        .some((part) => part === '.' || part === '..')
+    )
+      throw new ApiError(404, { message: 'Not found' });
     let res: Response;
     try {
       res = await this.send(method, path, body, headers);
