@@ -68,7 +68,7 @@ export class HttpSender {
         ok: false,
         statusCode: null,
         latencyMs: elapsed(),
-        error: describe(err),
+        error: describe(err).replace(/\u0000/g, '\uFFFD'),
         responseExcerpt: null,
       };
     }
@@ -99,10 +99,14 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): P
     body.destroy();
   }
   if (size === 0) return null;
-  return Buffer.concat(chunks)
-    .subarray(0, RESPONSE_EXCERPT_BYTES)
-    .toString('utf8')
-    .replace(/\uFFFD+$/, '');
+  return (
+    Buffer.concat(chunks)
+      .subarray(0, RESPONSE_EXCERPT_BYTES)
+      .toString('utf8')
+      .replace(/\uFFFD+$/, '')
+      // PostgreSQL text cannot hold U+0000: a receiver's NUL bytes would fail the insert of the attempts.
+      .replace(/\u0000/g, '\uFFFD')
+  );
 }
 
 function describe(err: unknown): string {
