@@ -68,7 +68,7 @@ export class HttpSender {
         ok: false,
         statusCode: null,
         latencyMs: elapsed(),
-        error: describe(err).replace(/\u0000/g, '\uFFFD'),
+        error: describe(err).replaceAll('\u0000', '\uFFFD'),
         responseExcerpt: null,
       };
     }
@@ -105,7 +105,7 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): P
       .toString('utf8')
       .replace(/\uFFFD+$/, '')
       // PostgreSQL text cannot hold U+0000: a receiver's NUL bytes would fail the insert of the attempts.
-      .replace(/\u0000/g, '\uFFFD')
+      .replaceAll('\u0000', '\uFFFD')
   );
 }
 
