@@ -106,3 +106,30 @@ it('two requests of one session near expiry share one refresh (a reused refresh 
   await apiFor(deps, late);
   expect(auth.calls).toBe(1);
 });
+
+it('a request still running when its session was signed out does not refresh it back to life', async () => {
+  const auth = rotatingAuthServer();
+  const deps: PortalDeps = {
+    sessions,
+    auth: auth as unknown as AuthServer,
+    api: new PlatformApi('http://127.0.0.1:9', 1000),
+    logger: createLogger({ service: 'developer-portal-test', level: 'silent' }),
+    publicUrl: 'http://127.0.0.1:18699',
+    cookieSecure: false,
+  };
+  const id = await sessions.create({
+    name: 'Pat',
+    login: 'pat',
+    custId: 'ACME',
+    scopes: ['openid', 'profile', 'admin:all'],
+    accessToken: 'at-0',
+    accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 10,
+    refreshToken: 'rt-0',
+    csrfToken: 'csrf',
+  });
+  const req = await requestWith(deps, `portal_session=${id}`);
+  await sessions.destroy(id); // signed out in another tab
+  await expect(apiFor(deps, req)).rejects.toMatchObject({ status: 401 });
+  expect(auth.calls).toBe(0);
+  expect(await sessions.find(id)).toBeUndefined();
+});

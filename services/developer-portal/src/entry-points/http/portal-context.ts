@@ -170,8 +170,10 @@ function refreshOnce(deps: PortalDeps, ctx: SessionContext): Promise<FreshTokens
   if (!flight) {
     flight = (async (): Promise<FreshTokens> => {
       const stored = await deps.sessions.find(ctx.id);
-      if (stored && stored.accessTokenExpiresAt - 60 > Date.now() / 1000) return stored;
-      const refreshToken = stored?.refreshToken ?? ctx.session.refreshToken;
+      // Signed out (or ended) meanwhile: no refresh, and no saving that would bring the session back.
+      if (!stored) throw new ApiError(401, { message: 'session ended' });
+      if (stored.accessTokenExpiresAt - 60 > Date.now() / 1000) return stored;
+      const refreshToken = stored.refreshToken;
       if (!refreshToken) throw new ApiError(401, { message: 'session expired' });
       let fresh;
       try {
@@ -186,7 +188,7 @@ function refreshOnce(deps: PortalDeps, ctx: SessionContext): Promise<FreshTokens
         refreshToken: fresh.refreshToken ?? refreshToken,
         scopes: fresh.scopes,
       };
-      await deps.sessions.save(ctx.id, { ...(stored ?? ctx.session), ...tokens });
+      await deps.sessions.save(ctx.id, { ...stored, ...tokens });
       return tokens;
     })().finally(() => refreshing.delete(ctx.id));
     refreshing.set(ctx.id, flight);
