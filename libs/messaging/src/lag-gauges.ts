@@ -1,5 +1,5 @@
 // The lag gauges the alerts read, observed at each Prometheus scrape (not on the message path):
-//   ordering_outbox_lag_seconds / ordering_outbox_pending: the oldest unpublished outbox row's age
+//   ordering_outbox_lag (seconds, in its UNIT line) / ordering_outbox_pending: the oldest unpublished outbox row's age
 //     and how many wait, asked of the service's database by its relay;
 //   ordering_consumer_lag{group,topic}: messages not yet processed by a consumer group (high
 //     watermark minus committed offset, summed over partitions), asked of Kafka by the consumer.

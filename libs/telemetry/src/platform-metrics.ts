@@ -80,7 +80,7 @@ export type GaugeName = keyof ReturnType<typeof gauges>;
 
 /**
  * Observes `gauge` at each scrape with `observe` (which may query a database or Kafka; a failure
- * observes nothing, so the series goes stale and the absence alert fires instead of a false zero).
+ * observes nothing, so the series goes stale and OrderingLagNotObserved fires instead of a false zero).
  */
 export function observeGauge(
   gauge: GaugeName,

@@ -144,7 +144,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
             metricsServer = server;
           },
           (err: unknown) => {
-            // The process still serves; only scraping fails (and the ProcessDown alert says so).
+            // The process still serves; only scraping fails (and the OrderingProcessNotScraped alert says so).
             diag.error(`metrics listener on port ${metricsPort} failed to start`, err);
           },
         )

@@ -420,8 +420,11 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     return secretMatches(hmacKey, actual, previous);
   };
 
-  provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) => {
-    platformMetrics().tokenErrors.add(1, { error: 'server_error', endpoint: 'any' });
+  provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
+    // Under the endpoint that failed (oidc-provider's route name: token, introspection, userinfo...):
+    // OrderingTokenEndpointFailing reads endpoint="token" only.
+    const endpoint = (ctx.oidc as { route?: string } | undefined)?.route ?? 'unknown';
+    platformMetrics().tokenErrors.add(1, { error: 'server_error', endpoint });
     deps.logger.error({ err }, 'oidc-provider server error');
   });
   // The token endpoint's answers, for its error-rate alert (docs/operations.md).

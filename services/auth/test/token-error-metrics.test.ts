@@ -1,0 +1,55 @@
+// ordering_auth_token_errors_total, which OrderingTokenEndpointFailing reads with endpoint="token":
+// a server error is counted under the endpoint that failed, so that one of another endpoint
+// (introspection, userinfo, the sign-in pages) does not page as the token endpoint failing.
+import { startTestMetrics, type TestMetrics } from '@ordering/telemetry';
+import { CLIENTS_TABLE } from '../src/data-access/client-repository';
+import { startAuthHarness, type AuthHarness } from './support/auth-test-harness';
+
+let metrics: TestMetrics;
+let h: AuthHarness;
+
+beforeAll(async () => {
+  metrics = startTestMetrics();
+  h = await startAuthHarness();
+});
+
+afterAll(async () => {
+  await h?.close();
+  await metrics?.shutdown();
+});
+
+const post = (path: string, body: string) =>
+  fetch(`${h.issuer}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from('no-such-client:secret').toString('base64')}`,
+    },
+    body,
+  });
+
+it('counts a server error under the endpoint that failed: token for the token endpoint, not every endpoint', async () => {
+  // The clients table unreadable (a real PostgreSQL error): every client lookup fails.
+  await h.db.knex.schema.renameTable(CLIENTS_TABLE, `${CLIENTS_TABLE}_away`);
+  try {
+    expect((await post('/oauth/token', 'grant_type=client_credentials&scope=orders%3Aread')).status).toBe(
+      500,
+    );
+    expect((await post('/oauth/introspect', 'token=abc')).status).toBe(500);
+  } finally {
+    await h.db.knex.schema.renameTable(`${CLIENTS_TABLE}_away`, CLIENTS_TABLE);
+  }
+  const text = await metrics.text();
+  const count = (endpoint: string) =>
+    Number(
+      new RegExp(
+        `^ordering_auth_token_errors_total\\{error="server_error",endpoint="${endpoint}"[^}]*\\} (\\d+)$`,
+        'm',
+      ).exec(text)?.[1] ?? 0,
+    );
+  expect({ token: count('token'), introspection: count('introspection'), any: count('any') }).toEqual({
+    token: 1,
+    introspection: 1,
+    any: 0,
+  });
+});
