@@ -2,6 +2,7 @@
 // no redirects followed (undici's request never follows one) (a 3xx is an answer like any other non-2xx), and the connection made by
 // UrlPolicy's own lookup (the checked address). Keep-alive connections are pooled per origin.
 import { Agent, request } from 'undici';
+import { printable } from '@ordering/http';
 import { type UrlPolicy, UrlRefusedError } from './url-policy';
 
 export const RESPONSE_EXCERPT_BYTES = 512;
@@ -68,7 +69,7 @@ export class HttpSender {
         ok: false,
         statusCode: null,
         latencyMs: elapsed(),
-        error: describe(err).replaceAll('\u0000', '\uFFFD'),
+        error: printable(describe(err)),
         responseExcerpt: null,
       };
     }
@@ -99,13 +100,13 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): P
     body.destroy();
   }
   if (size === 0) return null;
-  return (
+  // PostgreSQL text cannot hold U+0000: a receiver's NUL bytes (shown as `?`) would fail the insert
+  // of the attempts.
+  return printable(
     Buffer.concat(chunks)
       .subarray(0, RESPONSE_EXCERPT_BYTES)
       .toString('utf8')
-      .replace(/\uFFFD+$/, '')
-      // PostgreSQL text cannot hold U+0000: a receiver's NUL bytes would fail the insert of the attempts.
-      .replaceAll('\u0000', '\uFFFD')
+      .replace(/\uFFFD+$/, ''),
   );
 }
 
