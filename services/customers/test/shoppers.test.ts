@@ -496,7 +496,7 @@ describe('the admin role needs admin:all', () => {
       .http()
       .patch(`/v1/users/${admin}`)
       .set('X-Ordering-Identity', asWriter())
-      .send({ email: `${admin}@example.com` });
+      .send({ email: `${admin}@example.com`, roles: ['admin'] });
     expect(unchanged.status).toBe(200);
     const byAdmin = await h
       .http()

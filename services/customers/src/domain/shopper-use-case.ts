@@ -107,12 +107,12 @@ export class ShopperManagement {
       precondition?.(user);
       const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
       if (!mayManageAdmins(actor)) {
-        const changed = Object.entries(defined).filter(
-          ([field, value]) => !sameValue(value, user[field as keyof Shopper]),
-        );
-        if (changed.length > 0 && user.roles.includes(ADMIN_ROLE))
-          throw adminScopeRequired(`Changing ${user.login}, an admin,`);
-        if (changes.roles?.includes(ADMIN_ROLE)) throw adminScopeRequired('Granting the admin role');
+        if (user.roles.includes(ADMIN_ROLE)) {
+          const changed = Object.entries(defined).some(
+            ([field, value]) => !sameValue(value, user[field as keyof Shopper]),
+          );
+          if (changed) throw adminScopeRequired(`Changing ${user.login}, an admin,`);
+        } else if (changes.roles?.includes(ADMIN_ROLE)) throw adminScopeRequired('Granting the admin role');
       }
       if (Object.keys(defined).length === 0) return user;
       return tx.users.update(user.login, defined, this.clock.now());
