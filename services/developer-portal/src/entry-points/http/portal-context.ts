@@ -156,6 +156,16 @@ export function requireAdmin(): RequestHandler {
 
 type FreshTokens = Pick<PortalSession, 'accessToken' | 'accessTokenExpiresAt' | 'refreshToken' | 'scopes'>;
 
+/** The token fields of a session (or of a refresh's answer), and nothing else. */
+function tokensOf(t: FreshTokens): FreshTokens {
+  return {
+    accessToken: t.accessToken,
+    accessTokenExpiresAt: t.accessTokenExpiresAt,
+    refreshToken: t.refreshToken,
+    scopes: t.scopes,
+  };
+}
+
 /** Refreshes in flight, by session id: one refresh per session at a time. */
 const refreshing = new Map<string, Promise<FreshTokens>>();
 
@@ -172,7 +182,7 @@ function refreshOnce(deps: PortalDeps, ctx: SessionContext): Promise<FreshTokens
       const stored = await deps.sessions.find(ctx.id);
       // Signed out (or ended) meanwhile: no refresh, and no saving that would bring the session back.
       if (!stored) throw new ApiError(401, { message: 'session ended' });
-      if (stored.accessTokenExpiresAt - 60 > Date.now() / 1000) return stored;
+      if (stored.accessTokenExpiresAt - 60 > Date.now() / 1000) return tokensOf(stored);
       const refreshToken = stored.refreshToken;
       if (!refreshToken) throw new ApiError(401, { message: 'session expired' });
       let fresh;
@@ -182,12 +192,7 @@ function refreshOnce(deps: PortalDeps, ctx: SessionContext): Promise<FreshTokens
         deps.logger.info({ err }, 'refresh failed: the session ends');
         throw new ApiError(401, { message: 'session expired' });
       }
-      const tokens: FreshTokens = {
-        accessToken: fresh.accessToken,
-        accessTokenExpiresAt: fresh.accessTokenExpiresAt,
-        refreshToken: fresh.refreshToken ?? refreshToken,
-        scopes: fresh.scopes,
-      };
+      const tokens = tokensOf({ ...fresh, refreshToken: fresh.refreshToken ?? refreshToken });
       await deps.sessions.save(ctx.id, { ...stored, ...tokens });
       return tokens;
     })().finally(() => refreshing.delete(ctx.id));
@@ -202,13 +207,7 @@ export async function apiFor(deps: PortalDeps, req: Request): Promise<AdminApi> 
   if (!ctx) throw new ApiError(401, { message: 'not signed in' });
   const { session } = ctx;
   if (session.accessTokenExpiresAt - 60 <= Date.now() / 1000) {
-    const tokens = await refreshOnce(deps, ctx);
-    Object.assign(session, {
-      accessToken: tokens.accessToken,
-      accessTokenExpiresAt: tokens.accessTokenExpiresAt,
-      refreshToken: tokens.refreshToken,
-      scopes: tokens.scopes,
-    });
+    Object.assign(session, await refreshOnce(deps, ctx));
     if (!isAdmin(session)) throw new ApiError(403, { message: 'admin:all is no longer granted' });
   }
   return deps.api.as(session.accessToken);
