@@ -1,8 +1,11 @@
-// The access token's refresh near expiry, on the real Redis: the auth service rotates refresh tokens
-// and revokes the whole grant when one is used twice, so concurrent requests of one session must
-// share a single refresh. The authorization server here is a stand-in with the same rotation rule.
+// A session's tokens, on the real Redis: the auth service rotates refresh tokens and revokes the
+// whole grant when one is used twice, so concurrent requests of one session (in one process or in
+// two replicas) must share a single refresh, nothing may write an older refresh token back, and an
+// ended session's grant is revoked. The authorization server here is a stand-in with the same
+// rotation rule.
 import { randomBytes } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { AddressInfo } from 'node:net';
+import express, { type Request, type Response } from 'express';
 import { Redis } from 'ioredis';
 import { createLogger } from '@ordering/http';
 import { REDIS_URL } from '@ordering/testing';
@@ -10,7 +13,15 @@ import type { AuthServer, IssuedTokens } from '../src/data-access/auth-server';
 import { PlatformApi } from '../src/data-access/platform-api';
 import { SessionStore } from '../src/data-access/session-store';
 import type { PortalSession } from '../src/domain/session';
-import { apiFor, loadSession, type PortalDeps } from '../src/entry-points/http/portal-context';
+import * as portalContext from '../src/entry-points/http/portal-context';
+import {
+  apiFor,
+  flash,
+  loadSession,
+  takeFlash,
+  type PortalDeps,
+} from '../src/entry-points/http/portal-context';
+import { signInRoutes } from '../src/entry-points/http/sign-in-routes';
 
 const prefix = `test:portal-refresh:${randomBytes(4).toString('hex')}:`;
 let redis: Redis;
@@ -34,6 +45,23 @@ function rotatingAuthServer() {
   let n = 0;
   const server = {
     calls: 0,
+    /** Refresh tokens revoked through the revocation endpoint. */
+    revokedTokens: [] as string[],
+    async revoke(token: string): Promise<void> {
+      server.revokedTokens.push(token);
+    },
+    async finishSignIn(): Promise<IssuedTokens> {
+      n += 1;
+      return {
+        accessToken: `at-${n}`,
+        accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 300,
+        refreshToken: `rt-${n}`,
+        scopes: ['openid', 'profile', 'admin:all'],
+        name: 'Pat',
+        login: 'pat',
+        custId: 'ACME',
+      };
+    },
     get revoked() {
       return revoked;
     },
@@ -60,10 +88,10 @@ function rotatingAuthServer() {
   return server;
 }
 
-async function requestWith(deps: PortalDeps, cookie: string): Promise<Request> {
+async function requestWith(deps: PortalDeps, cookie: string, load = loadSession): Promise<Request> {
   const req = { headers: { cookie } } as unknown as Request;
   await new Promise<void>((resolve) => {
-    void loadSession(deps)(req, {} as Response, () => resolve());
+    void load(deps)(req, {} as Response, () => resolve());
   });
   return req;
 }
@@ -128,8 +156,143 @@ it('a request still running when its session was signed out does not refresh it 
     csrfToken: 'csrf',
   });
   const req = await requestWith(deps, `portal_session=${id}`);
-  await sessions.destroy(id); // signed out in another tab
+  await sessions.take(id); // signed out in another tab
   await expect(apiFor(deps, req)).rejects.toMatchObject({ status: 401 });
   expect(auth.calls).toBe(0);
   expect(await sessions.find(id)).toBeUndefined();
+});
+
+function depsWith(auth: ReturnType<typeof rotatingAuthServer>): PortalDeps {
+  return {
+    sessions,
+    auth: auth as unknown as AuthServer,
+    api: new PlatformApi('http://127.0.0.1:9', 1000),
+    logger: createLogger({ service: 'developer-portal-test', level: 'silent' }),
+    publicUrl: 'http://127.0.0.1:18699',
+    cookieSecure: false,
+  };
+}
+
+function expiringSession(refreshToken = 'rt-0'): PortalSession {
+  return {
+    name: 'Pat',
+    login: 'pat',
+    custId: 'ACME',
+    scopes: ['openid', 'profile', 'admin:all'],
+    accessToken: 'at-0',
+    accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 10,
+    refreshToken,
+    csrfToken: 'csrf',
+  };
+}
+
+it('two replicas refresh one session once: one holds the lock in Redis, the other waits for its tokens', async () => {
+  const auth = rotatingAuthServer();
+  const deps = depsWith(auth);
+  // A second copy of the module is a second replica: its own refreshes in flight, the same Redis.
+  let replica!: typeof portalContext;
+  jest.isolateModules(() => {
+    replica = jest.requireActual<typeof portalContext>('../src/entry-points/http/portal-context');
+  });
+  expect(replica.apiFor).not.toBe(apiFor);
+  const id = await sessions.create(expiringSession());
+  const cookie = `portal_session=${id}`;
+  const [a, b] = await Promise.all([
+    requestWith(deps, cookie),
+    requestWith(deps, cookie, replica.loadSession),
+  ]);
+  await Promise.all([apiFor(deps, a), replica.apiFor(deps, b)]);
+  expect(auth.calls).toBe(1);
+  expect(auth.revoked).toBe(false);
+  expect(portalContext.sessionOf(a)?.session).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
+  expect(replica.sessionOf(b)?.session).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
+  expect(await sessions.find(id)).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
+  expect(await redis.keys(`${prefix}portal:refresh-lock:*`)).toEqual([]);
+});
+
+it('a sign-out while the refresh runs ends the session and revokes the grant the refresh got', async () => {
+  const auth = rotatingAuthServer();
+  const deps = depsWith(auth);
+  const id = await sessions.create(expiringSession());
+  const req = await requestWith(deps, `portal_session=${id}`);
+  const refreshing = apiFor(deps, req);
+  await new Promise((resolve) => setTimeout(resolve, 10)); // the stand-in answers after 30 ms
+  await sessions.take(id);
+  await expect(refreshing).rejects.toMatchObject({ status: 401 });
+  expect(auth.calls).toBe(1);
+  expect(await sessions.find(id)).toBeUndefined();
+  expect(auth.revokedTokens).toEqual(['rt-1']);
+});
+
+it("a page's message never writes the session's older tokens back", async () => {
+  const auth = rotatingAuthServer();
+  const deps = depsWith(auth);
+  const id = await sessions.create({
+    ...expiringSession(),
+    accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 600,
+  });
+  const req = await requestWith(deps, `portal_session=${id}`);
+  // Another request refreshes the session meanwhile (rt-0 is spent).
+  const refreshed = { ...(await sessions.find(id))!, accessToken: 'at-1', refreshToken: 'rt-1' };
+  await sessions.save(id, refreshed);
+  await flash(deps, req, 'success', 'Webhook created.');
+  expect(await sessions.find(id)).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
+  expect(await takeFlash(deps, req)).toEqual({ kind: 'success', text: 'Webhook created.' });
+  expect(await takeFlash(deps, req)).toBeUndefined();
+});
+
+describe('an ended session revokes its grant', () => {
+  async function portalWith(deps: PortalDeps) {
+    const app = express();
+    app.use(loadSession(deps));
+    app.use(signInRoutes(deps));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { url, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  it('at sign-out, the refresh token stored now (another request may have rotated it)', async () => {
+    const auth = rotatingAuthServer();
+    const deps = depsWith(auth);
+    const portal = await portalWith(deps);
+    try {
+      const id = await sessions.create(expiringSession('rt-7'));
+      const res = await fetch(`${portal.url}/sign-out`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: `portal_session=${id}` },
+      });
+      expect(res.status).toBe(303);
+      expect(await sessions.find(id)).toBeUndefined();
+      expect(auth.revokedTokens).toEqual(['rt-7']);
+    } finally {
+      await portal.close();
+    }
+  });
+
+  it('at a new sign-in over it, the previous session ends with its grant', async () => {
+    const auth = rotatingAuthServer();
+    const deps = depsWith(auth);
+    const portal = await portalWith(deps);
+    try {
+      const previous = await sessions.create(expiringSession('rt-old'));
+      const pending = await sessions.createPending({
+        state: 's',
+        nonce: 'n',
+        codeVerifier: 'v',
+        returnTo: '/webhooks',
+      });
+      const res = await fetch(`${portal.url}/callback?code=c&state=s`, {
+        redirect: 'manual',
+        headers: { cookie: `portal_session=${previous}; portal_sign_in=${pending}` },
+      });
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toBe('/webhooks');
+      expect(await sessions.find(previous)).toBeUndefined();
+      expect(auth.revokedTokens).toEqual(['rt-old']);
+    } finally {
+      await portal.close();
+    }
+  });
 });

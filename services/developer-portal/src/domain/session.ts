@@ -18,8 +18,20 @@ export interface PortalSession {
   refreshToken: string | undefined;
   /** The synchroniser token every form of this session carries. */
   csrfToken: string;
-  /** A message shown once on the next page (after a redirect). */
-  flash?: { kind: 'success' | 'error'; text: string };
+}
+
+/** A message shown once on the session's next page (after a redirect). */
+export interface FlashMessage {
+  kind: 'success' | 'error';
+  text: string;
+}
+
+/** Refreshed a minute before the access token expires, so that no API call carries a dead one. */
+export function needsRefresh(
+  session: Pick<PortalSession, 'accessTokenExpiresAt'>,
+  nowSeconds = Date.now() / 1000,
+) {
+  return session.accessTokenExpiresAt - 60 <= nowSeconds;
 }
 
 /** The sign-in in flight: what the callback must see again (PKCE verifier, state, nonce). */

@@ -6,7 +6,7 @@ import type { Logger } from '@ordering/http';
 import type { AuthServer } from '../../data-access/auth-server';
 import { ApiError, type AdminApi, type PlatformApi } from '../../data-access/platform-api';
 import type { SessionStore } from '../../data-access/session-store';
-import { isAdmin, type PortalSession } from '../../domain/session';
+import { type FlashMessage, isAdmin, needsRefresh, type PortalSession } from '../../domain/session';
 import { messagePage } from './views/common-views';
 import type { PageUser } from './views/layout';
 
@@ -166,39 +166,80 @@ function tokensOf(t: FreshTokens): FreshTokens {
   };
 }
 
-/** Refreshes in flight, by session id: one refresh per session at a time. */
+/** Refreshes in flight in this process, by session id: one refresh per session at a time. */
 const refreshing = new Map<string, Promise<FreshTokens>>();
+
+/** How long one replica may hold a session's refresh (the auth call's timeout and some). */
+export const REFRESH_LOCK_MS = 15_000;
+const REFRESH_POLL_MS = 50;
 
 /**
  * New tokens for this session. The auth service rotates refresh tokens and treats a second use of
  * one as theft (it revokes the whole grant), so two requests of one session near expiry (two tabs, a
- * double click) must not both refresh: they share one refresh, and a session already refreshed by
- * another request (in Redis) is not refreshed again.
+ * double click), in this process or in two replicas, must not both refresh. In a process they share
+ * one refresh; across replicas a lock in Redis lets one refresh while the others wait for the
+ * tokens it stores. A session already refreshed by another request is not refreshed again.
  */
 function refreshOnce(deps: PortalDeps, ctx: SessionContext): Promise<FreshTokens> {
   let flight = refreshing.get(ctx.id);
   if (!flight) {
-    flight = (async (): Promise<FreshTokens> => {
-      const stored = await deps.sessions.find(ctx.id);
-      // Signed out (or ended) meanwhile: no refresh, and no saving that would bring the session back.
-      if (!stored) throw new ApiError(401, { message: 'session ended' });
-      if (stored.accessTokenExpiresAt - 60 > Date.now() / 1000) return tokensOf(stored);
-      const refreshToken = stored.refreshToken;
-      if (!refreshToken) throw new ApiError(401, { message: 'session expired' });
-      let fresh;
-      try {
-        fresh = await deps.auth.refresh(refreshToken);
-      } catch (err) {
-        deps.logger.info({ err }, 'refresh failed: the session ends');
-        throw new ApiError(401, { message: 'session expired' });
-      }
-      const tokens = tokensOf({ ...fresh, refreshToken: fresh.refreshToken ?? refreshToken });
-      await deps.sessions.save(ctx.id, { ...stored, ...tokens });
-      return tokens;
-    })().finally(() => refreshing.delete(ctx.id));
+    flight = refreshAcrossReplicas(deps, ctx.id).finally(() => refreshing.delete(ctx.id));
     refreshing.set(ctx.id, flight);
   }
   return flight;
+}
+
+async function refreshAcrossReplicas(deps: PortalDeps, id: string): Promise<FreshTokens> {
+  const giveUpAt = Date.now() + REFRESH_LOCK_MS;
+  for (;;) {
+    const release = await deps.sessions.lockRefresh(id, REFRESH_LOCK_MS);
+    if (release) {
+      try {
+        return await refreshStored(deps, id);
+      } finally {
+        await release();
+      }
+    }
+    // Another replica refreshes this session: its tokens appear in the stored session.
+    await new Promise((resolve) => setTimeout(resolve, REFRESH_POLL_MS));
+    const stored = await deps.sessions.find(id);
+    if (!stored) throw new ApiError(401, { message: 'session ended' });
+    if (!needsRefresh(stored)) return tokensOf(stored);
+    // Not a 401: that would end a session another replica may be refreshing right now.
+    if (Date.now() > giveUpAt) throw new ApiError(503, { message: 'the session could not be refreshed' });
+  }
+}
+
+/** Under the session's refresh lock: refreshes the stored session unless that was done already. */
+async function refreshStored(deps: PortalDeps, id: string): Promise<FreshTokens> {
+  const stored = await deps.sessions.find(id);
+  // Signed out (or ended) meanwhile: no refresh, and no saving that would bring the session back.
+  if (!stored) throw new ApiError(401, { message: 'session ended' });
+  if (!needsRefresh(stored)) return tokensOf(stored);
+  const refreshToken = stored.refreshToken;
+  if (!refreshToken) throw new ApiError(401, { message: 'session expired' });
+  let fresh;
+  try {
+    fresh = await deps.auth.refresh(refreshToken);
+  } catch (err) {
+    deps.logger.info({ err }, 'refresh failed: the session ends');
+    throw new ApiError(401, { message: 'session expired' });
+  }
+  const tokens = tokensOf({ ...fresh, refreshToken: fresh.refreshToken ?? refreshToken });
+  if (!(await deps.sessions.save(id, { ...stored, ...tokens }))) {
+    // Signed out while the refresh ran: the new grant ends with it.
+    await revokeQuietly(deps, tokens.refreshToken, 'after a sign-out during a refresh');
+    throw new ApiError(401, { message: 'session ended' });
+  }
+  return tokens;
+}
+
+/** Revokes a session's refresh token (its grant); a failure is logged, not shown. */
+export async function revokeQuietly(deps: PortalDeps, refreshToken: string | undefined, when: string) {
+  if (!refreshToken) return;
+  await deps.auth.revoke(refreshToken).catch((err: unknown) => {
+    deps.logger.warn({ err }, `refresh token revocation failed ${when}`);
+  });
 }
 
 /** The API as the signed-in admin, refreshing the access token first when it is about to expire. */
@@ -206,7 +247,7 @@ export async function apiFor(deps: PortalDeps, req: Request): Promise<AdminApi> 
   const ctx = sessionOf(req);
   if (!ctx) throw new ApiError(401, { message: 'not signed in' });
   const { session } = ctx;
-  if (session.accessTokenExpiresAt - 60 <= Date.now() / 1000) {
+  if (needsRefresh(session)) {
     Object.assign(session, await refreshOnce(deps, ctx));
     if (!isAdmin(session)) throw new ApiError(403, { message: 'admin:all is no longer granted' });
   }
@@ -214,22 +255,15 @@ export async function apiFor(deps: PortalDeps, req: Request): Promise<AdminApi> 
 }
 
 /** A message for the next page (after a redirect). */
-export async function flash(deps: PortalDeps, req: Request, kind: 'success' | 'error', text: string) {
+export async function flash(deps: PortalDeps, req: Request, kind: FlashMessage['kind'], text: string) {
   const ctx = sessionOf(req);
-  if (!ctx) return;
-  ctx.session.flash = { kind, text };
-  await deps.sessions.save(ctx.id, ctx.session);
+  if (ctx) await deps.sessions.setFlash(ctx.id, { kind, text });
 }
 
 /** Takes the pending message, if any. */
-export async function takeFlash(deps: PortalDeps, req: Request): Promise<PortalSession['flash']> {
+export async function takeFlash(deps: PortalDeps, req: Request): Promise<FlashMessage | undefined> {
   const ctx = sessionOf(req);
-  const message = ctx?.session.flash;
-  if (ctx && message) {
-    delete ctx.session.flash;
-    await deps.sessions.save(ctx.id, ctx.session);
-  }
-  return message;
+  return ctx ? deps.sessions.takeFlash(ctx.id) : undefined;
 }
 
 /** A page handler: API failures become pages (401: sign in again; 403, 404 and the rest: a page). */
@@ -245,7 +279,8 @@ export function pageHandler(
       }
       if (err.status === 401) {
         const ctx = sessionOf(req);
-        if (ctx) await deps.sessions.destroy(ctx.id);
+        if (ctx)
+          await revokeQuietly(deps, (await deps.sessions.take(ctx.id))?.refreshToken, 'as the session ended');
         clearCookie(res, deps, cookieNames(deps.cookieSecure).session);
         res.redirect(
           303,

@@ -10,6 +10,7 @@ import {
   pageHandler,
   queryValue,
   readCookie,
+  revokeQuietly,
   sessionOf,
   setCookie,
   userOf,
@@ -69,9 +70,10 @@ export function signInRoutes(deps: PortalDeps): Router {
         );
         return;
       }
-      // A new session id at every sign-in (no fixation); the old session, if any, ends.
+      // A new session id at every sign-in (no fixation); the old session, if any, ends with its grant.
       const previous = sessionOf(req);
-      if (previous) await deps.sessions.destroy(previous.id);
+      if (previous)
+        await revokeQuietly(deps, (await deps.sessions.take(previous.id))?.refreshToken, 'at a new sign-in');
       const id = await deps.sessions.create({ ...tokens, csrfToken: newOpaqueId() });
       setCookie(res, deps, names.session, id);
       res.redirect(303, pending.returnTo);
@@ -80,13 +82,8 @@ export function signInRoutes(deps: PortalDeps): Router {
 
   router.post('/sign-out', async (req, res) => {
     const ctx = sessionOf(req);
-    if (ctx) {
-      await deps.sessions.destroy(ctx.id);
-      if (ctx.session.refreshToken)
-        await deps.auth.revoke(ctx.session.refreshToken).catch((err: unknown) => {
-          deps.logger.warn({ err }, 'refresh token revocation failed at sign-out');
-        });
-    }
+    // The stored session's refresh token: another request may have rotated the one loaded here.
+    if (ctx) await revokeQuietly(deps, (await deps.sessions.take(ctx.id))?.refreshToken, 'at sign-out');
     clearCookie(res, deps, names.session);
     res.redirect(303, '/');
   });
