@@ -158,6 +158,51 @@ describe('forms', () => {
     expect(out.status).toBe(303);
     expect(await sessions.find(id)).toBeUndefined();
   });
+
+  it('signing out of a session that already ended clears the cookie rather than call the form expired', async () => {
+    const out = await post(
+      '/sign-out',
+      { csrf_token: 'stale' },
+      { cookie: `portal_session=${'x'.repeat(43)}` },
+    );
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/');
+    expect(out.headers.get('set-cookie')).toMatch(/^portal_session=;.*Expires=Thu, 01 Jan 1970/);
+  });
+});
+
+describe('the sign-in callback', () => {
+  const callback = (query: string, cookie?: string) => get(`/callback?${query}`, cookie);
+  const crafted = 'error=access_denied&error_description=Your+account+is+locked.+Call+%2B1+555+0100';
+
+  it("shows the authorization server's refusal for this browser's sign-in in flight (its state)", async () => {
+    const pending = await sessions.createPending({
+      state: 'st-1',
+      nonce: 'n',
+      codeVerifier: 'v',
+      returnTo: '/',
+    });
+    const res = await callback(`${crafted}&state=st-1`, `portal_sign_in=${pending}`);
+    expect(res.status).toBe(403);
+    expect(await res.text()).toContain('The sign-in was refused (access_denied: Your account is locked.');
+  });
+
+  it("puts no words of a crafted link on the portal's page (no sign-in in flight, or another state)", async () => {
+    const withoutSignIn = await callback(`${crafted}&state=st-2`);
+    const pending = await sessions.createPending({
+      state: 'st-3',
+      nonce: 'n',
+      codeVerifier: 'v',
+      returnTo: '/',
+    });
+    const otherState = await callback(`${crafted}&state=st-2`, `portal_sign_in=${pending}`);
+    for (const res of [withoutSignIn, otherState]) {
+      expect(res.status).toBe(400);
+      const html = await res.text();
+      expect(html).toContain('This sign-in expired or was already used. Start again.');
+      expect(html).not.toMatch(/locked|555|access_denied/);
+    }
+  });
 });
 
 it('escapes whatever the API returns', () => {

@@ -103,9 +103,15 @@ export function checkCsrf(deps: PortalDeps): RequestHandler {
       next();
       return;
     }
+    const session = sessionOf(req)?.session;
+    // Signing out of a session that already ended (idle timeout, another tab) has nothing to
+    // protect: the sign-out clears the cookie rather than answer "this form has expired".
+    if (!session && req.path === '/sign-out') {
+      next();
+      return;
+    }
     const sentOrigin = req.headers.origin;
     const token = (req.body as Record<string, unknown> | undefined)?.csrf_token;
-    const session = sessionOf(req)?.session;
     const ok =
       (sentOrigin === undefined || sentOrigin === origin) &&
       session !== undefined &&

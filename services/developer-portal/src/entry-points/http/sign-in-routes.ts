@@ -43,8 +43,11 @@ export function signInRoutes(deps: PortalDeps): Router {
       const pendingId = readCookie(req, names.signIn);
       const pending = pendingId ? await deps.sessions.takePending(pendingId) : undefined;
       clearCookie(res, deps, names.signIn);
-      const error = queryValue(req, 'error');
-      if (!pending || error) {
+      // The authorization server's error is shown only for this browser's sign-in in flight (its
+      // state): a crafted link cannot put its own words on the portal's page.
+      const error =
+        pending && queryValue(req, 'state') === pending.state ? queryValue(req, 'error') : undefined;
+      if (!pending || error || queryValue(req, 'error')) {
         res.status(error ? 403 : 400).send(
           messagePage({
             title: 'Signing in did not finish',
