@@ -517,6 +517,11 @@ describe('whose queue a token reads', () => {
       cust_id: s.root,
       order: { id: rootOrder, ordered_by: { login: s.u.sam } },
     });
+    // The login in another case names the same user (as the customers service finds it): the same
+    // queue, not an empty one.
+    const cased = await queueOf(s.root, integration.root, ['orders:read'], cleo.toUpperCase());
+    expect(cased.status).toBe(200);
+    expect(orderIds(cased)).toEqual(orderIds(res));
   });
 
   it("an integration of a sub-account lists only its own tree's approvals of that queue", async () => {
