@@ -109,6 +109,41 @@ describe('approval chains', () => {
     expect((await put(s.child, [])).body.inherited_from).not.toBe(s.child);
   });
 
+  it("PUT stores an approver's own login, however it was cased: the approval lands in their queue and they decide it", async () => {
+    const put = (steps: string[]) =>
+      h
+        .call('approvals', s.root, s.u.ada, ADMIN)
+        .put(chainPath(s.child))
+        .send({ steps: steps.map((approver) => ({ approver })) });
+    // The customers service finds a login in any case; the same user twice is still refused.
+    const twice = await put([s.u.adam, s.u.adam.toUpperCase()]);
+    expect({ status: twice.status, error: twice.body.error }).toEqual({
+      status: 422,
+      error: expect.objectContaining({ code: 'invalid_value', param: 'steps[1].approver' }),
+    });
+    const res = await put([s.u.adam.toUpperCase()]);
+    expect({ status: res.status, steps: res.body.steps }).toEqual({
+      status: 200,
+      steps: [{ step: 1, approver: s.u.adam }],
+    });
+    try {
+      const orderId = await placeBig(s.child, s.address.child);
+      const approval = await pendingFor(s.u.adam, orderId);
+      expect(approval).toMatchObject({ approver: s.u.adam, cust_id: s.child, step: 1 });
+      const approved = await h
+        .call('approvals', s.root, s.u.adam)
+        .post(`/v1/approvals/${approval.id}/approve`)
+        .send({});
+      expect(approved.status).toBe(200);
+      await eventually(
+        () => getOrder(orderId),
+        (r) => r.body.status === 'approved',
+      );
+    } finally {
+      await put([]);
+    }
+  });
+
   it('PUT sets the chain; a child inherits it; only admin:all of the tree may read or change it', async () => {
     const res = await h
       .call('approvals', s.root, s.u.ada, ADMIN)
@@ -482,6 +517,11 @@ describe('whose queue a token reads', () => {
       cust_id: s.root,
       order: { id: rootOrder, ordered_by: { login: s.u.sam } },
     });
+    // The login in another case names the same user (as the customers service finds it): the same
+    // queue, not an empty one.
+    const cased = await queueOf(s.root, integration.root, ['orders:read'], cleo.toUpperCase());
+    expect(cased.status).toBe(200);
+    expect(orderIds(cased)).toEqual(orderIds(res));
   });
 
   it("an integration of a sub-account lists only its own tree's approvals of that queue", async () => {

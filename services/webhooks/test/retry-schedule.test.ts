@@ -103,6 +103,45 @@ describe('the schedule', () => {
     expect((await h.api(h.P).post(`/v1/webhooks/${sub.id}/deliveries/whdel_nope/replay`)).status).toBe(404);
   });
 
+  it('a replay that fails again is retried from about 30 s, as a new delivery is, not after the 3 h cap', async () => {
+    const api = h.api(h.P);
+    const sub = (
+      await api.post('/v1/webhooks', { url: receiver.url('/replay-backoff'), events: ['user.created'] })
+    ).body as { id: string };
+    receiver.on('/replay-backoff', () => ({ status: 500 }));
+    await h.publishUserEvent(h.P);
+    const list = async () => (await api.get(`/v1/webhooks/${sub.id}/deliveries`)).body.data as Delivery[];
+    await waitUntil(
+      async () => (await list())[0]?.status === 'failed',
+      30_000,
+      'the delivery to fail for good',
+    );
+    const failed = (await list())[0]!;
+    const before = failed.attempts.length;
+
+    // After the replay: its first attempt fails, its second is held while the delivery is read.
+    let release: () => void = () => {};
+    const held = new Promise<{ status: number }>((resolve) => {
+      release = () => resolve({ status: 200 });
+    });
+    receiver.on('/replay-backoff', (_req, count) => (count === before + 2 ? held : { status: 500 }));
+    expect((await api.post(`/v1/webhooks/${sub.id}/deliveries/${failed.id}/replay`)).status).toBe(202);
+    await waitUntil(
+      async () => receiver.received('/replay-backoff').length === before + 2,
+      10_000,
+      'the second attempt of the replay',
+    );
+    const during = (await api.get(`/v1/webhooks/${sub.id}/deliveries/${failed.id}`)).body as Delivery;
+    release();
+    expect(during.attempts).toHaveLength(before + 1);
+    const firstOfReplay = Date.parse(during.attempts.at(-1)!.attempted_at);
+    // Both times are on the service's clock: the gap is the schedule's own, jitter included.
+    const gap = Date.parse(during.next_attempt_at!) - firstOfReplay;
+    expect(gap).toBeGreaterThanOrEqual(FIRST_RETRY_MS * 0.75);
+    expect(gap).toBeLessThanOrEqual(FIRST_RETRY_MS * 1.25);
+    await waitUntil(async () => (await list())[0]?.status === 'succeeded', 10_000, 'the replay to succeed');
+  });
+
   it('replays a range of failed deliveries: the dry run counts, the real one sends them again', async () => {
     const res = await h
       .api(`${h.P}-EU`)

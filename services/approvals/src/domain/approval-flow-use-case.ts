@@ -137,10 +137,7 @@ export class ApprovalFlowUseCase {
       limit: number;
     },
   ) {
-    const approver = query.approver;
-    if (approver !== actor.login && !(await this.readsQueueOf(actor, approver))) {
-      throw new NotFoundError(`No such approver: ${approver}`, 'approver');
-    }
+    const approver = query.approver === actor.login ? actor.login : await this.queueOf(actor, query.approver);
     const custIds = (await this.deps.directory.reach(actor.custId)) ?? [];
     return this.deps.db.approvals.queue({
       approver,
@@ -151,13 +148,18 @@ export class ApprovalFlowUseCase {
     });
   }
 
-  /** Another approver's queue: only for a reader of the whole tree, and an approver inside it. */
-  private async readsQueueOf(actor: Actor, approver: string): Promise<boolean> {
-    if (!(await readsWholeTree(actor, this.deps.directory))) return false;
-    const user = await this.deps.directory.user(approver);
-    return (
-      user !== undefined && (await this.deps.directory.withinReach(actor.custId, user.cust_id)) !== undefined
-    );
+  /**
+   * Another approver's queue: only for a reader of the whole tree, and an approver inside it. Answers
+   * the user's own login (the customers service finds one in any case; approvals hold it exactly).
+   */
+  private async queueOf(actor: Actor, approver: string): Promise<string> {
+    const user = (await readsWholeTree(actor, this.deps.directory))
+      ? await this.deps.directory.user(approver)
+      : undefined;
+    if (!user || (await this.deps.directory.withinReach(actor.custId, user.cust_id)) === undefined) {
+      throw new NotFoundError(`No such approver: ${approver}`, 'approver');
+    }
+    return user.login;
   }
 
   private async decide(

@@ -43,15 +43,19 @@ export class ChainUseCase {
   /** Replaces the account's own chain (no steps: the account inherits again). */
   async put(actor: Actor, custId: string, approvers: string[]): Promise<EffectiveChain> {
     const { lineage } = await this.assertReach(actor, custId);
-    const seen = new Set<string>();
+    // The chain keeps each user's own login: the customers service finds `Adam.Approver` for
+    // `adam.approver`, but a queue and a decision match the token's login exactly, so a step stored
+    // as typed would open an approval nobody can see or decide (the order would wait for ever).
+    const logins: string[] = [];
     for (const [index, login] of approvers.entries()) {
       const param = `steps[${index}].approver`;
-      if (seen.has(login)) throw new InputError(`${login} is already an approver of an earlier step`, param);
-      seen.add(login);
       const user = await this.deps.directory.user(login);
       if (!user || !(await this.deps.directory.withinReach(actor.custId, user.cust_id))) {
         throw new InputError(`No user ${login} in this account tree`, param);
       }
+      if (logins.includes(user.login))
+        throw new InputError(`${user.login} is already an approver of an earlier step`, param);
+      logins.push(user.login);
       if (user.status !== 'active') throw new InputError(`The user ${login} is deactivated`, param);
       if (!lineage.includes(user.cust_id)) {
         throw new InputError(
@@ -60,7 +64,7 @@ export class ChainUseCase {
         );
       }
     }
-    await this.deps.db.approvals.saveChain(custId, approvers, actor.login, this.deps.clock.now());
+    await this.deps.db.approvals.saveChain(custId, logins, actor.login, this.deps.clock.now());
     return (await this.effective(custId))!;
   }
 

@@ -16,6 +16,7 @@ export interface DeliveryRow {
   resource_key: string | null;
   ordered: boolean;
   status: DeliveryStatus;
+  /** Attempts since the delivery was created or last replayed (what the backoff counts). */
   attempt_count: number;
   next_attempt_at: Date | null;
   first_attempt_at: Date | null;
@@ -91,6 +92,9 @@ export interface DeliveryFilter {
 
 type Db = Knex | Knex.Transaction;
 
+/** What a replay resets: a fresh window (24 h from its first attempt, backoff from the start). */
+const REPLAYED = { status: 'pending', first_attempt_at: null, attempt_count: 0 } as const;
+
 export class DeliveryRepository {
   constructor(private readonly knex: Knex) {}
 
@@ -154,13 +158,14 @@ export class DeliveryRepository {
   }
 
   /**
-   * Sends a delivery again (same id): pending, due `now`, a new 24 h retry window. Answers the row,
-   * or undefined when there is no such delivery.
+   * Sends a delivery again (same id): pending, due `now`, a new 24 h retry window whose backoff starts
+   * again from 30 s (`attempt_count` counts the attempts of the current window; the earlier attempt
+   * rows stay). Answers the row, or undefined when there is no such delivery.
    */
   async replay(subscriptionId: string, id: string, now: Date): Promise<DeliveryRow | undefined> {
     const [row] = await this.knex<DeliveryRow>('webhook_deliveries')
       .where({ subscription_id: subscriptionId, id })
-      .update({ status: 'pending', next_attempt_at: now, first_attempt_at: null, updated_at: now })
+      .update({ ...REPLAYED, next_attempt_at: now, updated_at: now })
       .returning('*');
     return row as DeliveryRow | undefined;
   }
@@ -181,7 +186,7 @@ export class DeliveryRepository {
       const [{ count }] = (await q.count({ count: '*' })) as [{ count: string }];
       return Number(count);
     }
-    return q.update({ status: 'pending', next_attempt_at: now, first_attempt_at: null, updated_at: now });
+    return q.update({ ...REPLAYED, next_attempt_at: now, updated_at: now });
   }
 
   /**
