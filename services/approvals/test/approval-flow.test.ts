@@ -240,6 +240,16 @@ describe('the approval flow', () => {
       .send({});
     expect(noReason.status).toBe(422);
     expect(noReason.body.error).toMatchObject({ code: 'missing_required_field', param: 'reason' });
+    const blank = await h
+      .call('approvals', s.root, s.u.adam)
+      .post(`/v1/approvals/${first.id}/reject`)
+      .send({ reason: ' \t ' });
+    expect(blank.status).toBe(422);
+    expect(blank.body.error).toMatchObject({
+      code: 'invalid_value',
+      param: 'reason',
+      message: expect.stringMatching(/blank/),
+    });
     const res = await h
       .call('approvals', s.root, s.u.adam)
       .post(`/v1/approvals/${first.id}/reject`)

@@ -33,7 +33,10 @@ export const ApproveRequest = requestObject({ comment: z.string().max(1000).opti
 );
 export type ApproveRequest = z.infer<typeof ApproveRequest>;
 
-export const RejectRequest = requestObject({ reason: z.string().min(1).max(1000) }).openapi('RejectRequest', {
+export const RejectRequest = requestObject({
+  // A reason of only spaces says nothing to the shopper whose order it cancels.
+  reason: z.string().min(1).max(1000).regex(/\S/, 'must not be blank'),
+}).openapi('RejectRequest', {
   description: 'Body of POST /v1/approvals/{approval_id}/reject',
 });
 export type RejectRequest = z.infer<typeof RejectRequest>;
