@@ -119,9 +119,13 @@ export const ERROR_RESPONSES = {
   ],
   429: [
     'TooManyRequests',
-    errorResponse("Over the token's rate limit: `rate_limit_error` / `rate_limit_exceeded`", {
-      'Retry-After': ref('headers', 'Retry-After'),
-    }),
+    errorResponse(
+      "Over the rate limit of the bearer token (without a valid token: of the client address's bucket): " +
+        '`rate_limit_error` / `rate_limit_exceeded`',
+      {
+        'Retry-After': ref('headers', 'Retry-After'),
+      },
+    ),
   ],
   500: ['InternalError', errorResponse('A fault of the service: `api_error` / `internal_error`')],
   503: [
