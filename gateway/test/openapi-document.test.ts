@@ -453,8 +453,8 @@ describe('responses', () => {
     ]);
   });
 
-  it('response headers: X-Request-Id and the rate-limit headers everywhere, Retry-After on 429, WWW-Authenticate on 401, Idempotent-Replayed on creations', () => {
-    for (const r of upstream) {
+  it('response headers: X-Request-Id, traceresponse and the rate-limit headers everywhere, Retry-After on 429, WWW-Authenticate on 401, Idempotent-Replayed on creations', () => {
+    for (const r of ROUTES) {
       const op = operation(r.method, r.path);
       for (const [status, response] of Object.entries(op.responses as Json)) {
         const headers = Object.keys(deref(response).headers ?? {});
@@ -463,12 +463,26 @@ describe('responses', () => {
           status,
           headers: expect.arrayContaining([
             'X-Request-Id',
+            'traceresponse',
             'X-RateLimit-Limit',
             'X-RateLimit-Remaining',
             'X-RateLimit-Reset',
           ]),
         });
       }
+    }
+    // Every answer carries the gateway's trace (README "Tracing and metrics"); without telemetry
+    // started (tests) there is none, so it is not required.
+    expect(deref(doc.components.headers.traceresponse)).toMatchObject({ schema: { type: 'string' } });
+    expect(doc.components.headers.traceresponse.required).toBeUndefined();
+    expect(doc.components.headers.traceresponse.schema.pattern).toBeDefined();
+    expect(
+      new RegExp(doc.components.headers.traceresponse.schema.pattern).test(
+        '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      ),
+    ).toBe(true);
+    for (const r of upstream) {
+      const op = operation(r.method, r.path);
       expect(Object.keys(deref(op.responses['429']).headers)).toContain('Retry-After');
       expect(deref(deref(op.responses['401']).headers['WWW-Authenticate'])).toMatchObject({ required: true });
     }
