@@ -155,10 +155,14 @@ function registerUpstreamOperation(registry: OpenAPIRegistry, route: Route, spec
   });
 }
 
-/** GET /v1/openapi.json, answered by the gateway itself without a token. */
+/**
+ * GET /v1/openapi.json, answered by the gateway itself without a token. It takes from the client
+ * address's rate-limit bucket (README "Rate limits"): its answers carry the rate-limit headers, and
+ * an address over the limit gets the 429.
+ */
 function registerDocumentOperation(registry: OpenAPIRegistry, route: Route): void {
   const cacheHeaders = {
-    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+    ...commonHeaders(),
     ETag: { description: 'Version of the document', required: true, schema: { type: 'string' as const } },
     'Cache-Control': {
       description: 'How long the document may be cached',
@@ -197,6 +201,7 @@ function registerDocumentOperation(registry: OpenAPIRegistry, route: Route): voi
         },
       },
       304: { description: 'The copy named by `If-None-Match` is current', headers: cacheHeaders },
+      429: errorResponseRef(429),
     },
   });
 }

@@ -10,6 +10,7 @@ import {
   type InMemoryTracing,
   type TestMetrics,
 } from '@ordering/telemetry';
+import { ROUTES, openApiDocument } from '../src';
 import { type Harness, startHarness } from './support/gateway-harness';
 
 let tracing: InMemoryTracing;
@@ -96,6 +97,19 @@ describe('a request through the gateway', () => {
     const trace = parseTraceResponse(refused.headers.traceresponse)!;
     const spans = await spansOf(trace.traceId);
     expect(spans.find((s) => s.name === 'gateway admission')?.status.code).toBe(2);
+  });
+
+  it('traceresponse is declared in the OpenAPI document on its answers, in the format it has', async () => {
+    const doc = openApiDocument(ROUTES, { authIssuer: h.issuer.issuer }) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const fresh = h.issuer.mint({ scope: 'orders:read', cust_id: 'ACME' });
+    const res = await request(h.url)
+      .get('/v1/orders/o_2')
+      .set('Authorization', `Bearer ${fresh}`)
+      .expect(200);
+    const declared = doc.paths['/v1/orders/{id}'].get.responses['200'].headers.traceresponse;
+    expect(declared).toEqual({ $ref: '#/components/headers/traceresponse' });
+    const pattern = new RegExp(doc.components.headers.traceresponse.schema.pattern);
+    expect(res.headers.traceresponse).toMatch(pattern);
   });
 
   it('counts requests per route and status, and rate-limit refusals, for Prometheus', async () => {

@@ -75,6 +75,53 @@ describe('GET /v1/openapi.json', () => {
     expect(res.headers.allow).toBe('GET, HEAD');
   });
 
+  it("takes from the client address's bucket: its 200 and 429 are declared with the headers they carry", async () => {
+    const limited = await startHarness({
+      issuer: h.issuer,
+      env: { RATE_LIMIT_CAPACITY: '2', RATE_LIMIT_REFILL_PER_SECOND: '1' },
+    });
+    try {
+      const answers: request.Response[] = [];
+      while (answers.length < 10 && answers.at(-1)?.status !== 429) {
+        answers.push(await request(limited.url).get('/v1/openapi.json'));
+      }
+      const refused = answers.at(-1)!;
+      expectApiError(refused, 429, 'rate_limit_error', 'rate_limit_exceeded');
+      expect(refused.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+      const document = answers[0]!.body;
+      expect(answers[0]!.status).toBe(200);
+      const operation = document.paths['/v1/openapi.json'].get;
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const deref = (node: any): any =>
+        node?.$ref
+          ? (node.$ref as string)
+              .slice(2)
+              .split('/')
+              .reduce((n, k) => n[k], document)
+          : node;
+      const rateLimitHeaders = [
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'retry-after',
+      ];
+      const undeclared = answers.flatMap((answer) => {
+        const declared = deref(operation.responses[String(answer.status)]);
+        if (!declared) return [`status ${answer.status}`];
+        const names = Object.keys(declared.headers ?? {}).map((name) => name.toLowerCase());
+        return rateLimitHeaders
+          .filter((name) => answer.headers[name] !== undefined && !names.includes(name))
+          .map((name) => `${name} on ${answer.status}`);
+      });
+      expect(undeclared).toEqual([]);
+      expect(deref(operation.responses['429']).content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/Error',
+      });
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('uses "/" as the server when no public base URL is configured', async () => {
     const bare = await startHarness({ issuer: h.issuer });
     try {

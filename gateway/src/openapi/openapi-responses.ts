@@ -10,6 +10,13 @@ export const HEADER_COMPONENTS: Record<string, JsonObject> = {
     required: true,
     schema: { type: 'string' },
   },
+  traceresponse: {
+    description:
+      'W3C Trace Context Level 2, `00-<trace id>-<span id>-<flags>`: the trace of this request, started by ' +
+      'the gateway (a `traceparent` sent by the client is not continued). Quote it, or `X-Request-Id`, ' +
+      'when reporting a problem.',
+    schema: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' },
+  },
   'X-RateLimit-Limit': {
     description:
       "Requests per second refilled into the bucket (120): the bearer token's, or for a request " +
@@ -49,6 +56,7 @@ const ref = (kind: 'headers' | 'responses' | 'schemas', name: string) => ({
 export function commonHeaders(): Record<string, JsonObject> {
   return {
     'X-Request-Id': ref('headers', 'X-Request-Id'),
+    traceresponse: ref('headers', 'traceresponse'),
     'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
     'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
     'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
@@ -119,9 +127,13 @@ export const ERROR_RESPONSES = {
   ],
   429: [
     'TooManyRequests',
-    errorResponse("Over the token's rate limit: `rate_limit_error` / `rate_limit_exceeded`", {
-      'Retry-After': ref('headers', 'Retry-After'),
-    }),
+    errorResponse(
+      "Over the rate limit of the bearer token (without a valid token: of the client address's bucket): " +
+        '`rate_limit_error` / `rate_limit_exceeded`',
+      {
+        'Retry-After': ref('headers', 'Retry-After'),
+      },
+    ),
   ],
   500: ['InternalError', errorResponse('A fault of the service: `api_error` / `internal_error`')],
   503: [
