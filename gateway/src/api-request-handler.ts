@@ -75,7 +75,7 @@ export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
       setRateLimitHeaders(res, limitPerSecond, bucket);
       throw new AuthenticationError('The bearer token has been revoked');
     }
-    enforceRateLimit(res, limitPerSecond, bucket);
+    enforceRateLimit(res, limitPerSecond, bucket, 'token');
   };
 
   /** The rate limit of a request without a verified token: its client address's bucket. */
@@ -84,6 +84,7 @@ export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
       res,
       limitPerSecond,
       await deps.admission.admitAddress(clientAddress(req, deps.trustProxy)),
+      'address',
     );
 
   /** The verified claims; a request whose token fails takes from its address's bucket first. */

@@ -22,7 +22,7 @@ const SECOND_BURST = 480;
 /** Tokens refilled over `ms` milliseconds. */
 const refill = (ms: number) => (RATE * ms) / 1000;
 
-function expectLimitedResponse(result: BurstResult): void {
+function expectLimitedResponse(result: BurstResult, bucket: 'token' | 'address' = 'token'): void {
   const limited = result.responses.find((r) => r.status === 429);
   expect(limited).toBeDefined();
   expect(limited?.headers['retry-after']).toBe('1');
@@ -30,7 +30,14 @@ function expectLimitedResponse(result: BurstResult): void {
   expect(limited?.headers['x-ratelimit-remaining']).toBe('0');
   expect(limited?.headers['x-ratelimit-reset']).toBe('2');
   const body = JSON.parse(limited?.body ?? '{}');
-  expect(body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+  expect(body.error).toMatchObject({
+    type: 'rate_limit_error',
+    code: 'rate_limit_exceeded',
+    message:
+      bucket === 'token'
+        ? 'Too many requests for this token; slow down'
+        : 'Too many requests from this address; slow down',
+  });
   expect(body.error.request_id).toBe(limited?.headers['x-request-id']);
 }
 
@@ -142,7 +149,7 @@ describe('requests without a valid token: the bucket of their client address', (
     expect(refused + result.limited).toBe(BURST);
     expect(refused).toBeGreaterThanOrEqual(CAPACITY - 10); // the test above took a few
     expect(refused).toBeLessThanOrEqual(CAPACITY + Math.ceil(refill(result.endedAt - result.startedAt)) + 1);
-    expectLimitedResponse(result);
+    expectLimitedResponse(result, 'address');
     await request(h.url)
       .get('/v1/orders')
       .set('Authorization', `Bearer ${h.issuer.mint({ scope: 'orders:read' })}`)

@@ -11,7 +11,7 @@ export function addressRateLimit(admission: TokenAdmission, trustProxy: boolean)
   return (req, res, next) => {
     admission.admitAddress(clientAddress(req, trustProxy)).then((bucket) => {
       try {
-        enforceRateLimit(res, admission.rateLimiter.params.refillPerSecond, bucket);
+        enforceRateLimit(res, admission.rateLimiter.params.refillPerSecond, bucket, 'address');
       } catch (err) {
         return next(err);
       }

@@ -14,15 +14,19 @@ export function setRateLimitHeaders(
   res.setHeader('X-RateLimit-Reset', String(result.resetSeconds));
 }
 
-/** Sets the headers of `result`; throws 429 `rate_limit_exceeded` when its bucket was empty. */
+/**
+ * Sets the headers of `result`; throws 429 `rate_limit_exceeded` when its bucket (a token's or a
+ * client address's) was empty.
+ */
 export function enforceRateLimit(
   res: { setHeader(name: string, value: string): unknown },
   limitPerSecond: number,
   result: TakeResult,
+  bucket: 'token' | 'address',
 ): void {
   setRateLimitHeaders(res, limitPerSecond, result);
   if (!result.allowed) {
     platformMetrics().rateLimitRefusals.add(1);
-    throw new RateLimitError(result.retryAfterSeconds);
+    throw new RateLimitError(result.retryAfterSeconds, bucket);
   }
 }

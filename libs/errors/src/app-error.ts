@@ -91,10 +91,14 @@ export class NotAllowedError extends AppError {
   }
 }
 
-/** 429 `rate_limit_exceeded` with `Retry-After` in whole seconds (at least 1). */
+/**
+ * 429 `rate_limit_exceeded` with `Retry-After` in whole seconds (at least 1); the message names the
+ * bucket that ran dry: the bearer token's, or the client address's (a request without a valid token).
+ */
 export class RateLimitError extends AppError {
-  constructor(retryAfterSeconds: number) {
-    super(429, 'rate_limit_error', 'rate_limit_exceeded', 'Too many requests for this token; slow down', {
+  constructor(retryAfterSeconds: number, bucket: 'token' | 'address' = 'token') {
+    const from = bucket === 'token' ? 'for this token' : 'from this address';
+    super(429, 'rate_limit_error', 'rate_limit_exceeded', `Too many requests ${from}; slow down`, {
       headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     });
   }
