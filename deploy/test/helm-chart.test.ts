@@ -163,6 +163,17 @@ describe('optional operator resources', () => {
         expect(url.valueFrom.secretKeyRef).toEqual({ name: `${name}-db-app`, key: 'uri' });
       }
     }
+    // The Clusters and their generated Secrets come with the release, after its pre-install hooks:
+    // a migration Job before the first install would wait for a Secret that cannot exist yet (and
+    // Helm would give up). They run before upgrades; on the first install each process migrates at
+    // start, as in k8s/.
+    const clustersHook = clusters.map((c) => c.metadata.annotations?.['helm.sh/hook']);
+    expect(clustersHook.every((hook) => hook === undefined)).toBe(true);
+    for (const o of objects.filter((x) => x.metadata.name.endsWith('migrations'))) {
+      expect(`${o.kind}/${o.metadata.name}: ${o.metadata.annotations?.['helm.sh/hook']}`).toBe(
+        `${o.kind}/${o.metadata.name}: pre-upgrade`,
+      );
+    }
   });
 });
 
