@@ -321,21 +321,26 @@ describe('metrics and alerts', () => {
 });
 
 describe('NOTES.txt', () => {
+  const installNotes = (environment: 'production' | 'test', set: string[]) => {
+    const result = helm([
+      'install',
+      'ordering',
+      chartDir,
+      '--dry-run=client',
+      '-n',
+      ENVIRONMENTS[environment].namespace,
+      '-f',
+      ENVIRONMENTS[environment].values,
+      ...set.flatMap((s) => ['--set', s]),
+    ]);
+    expect(result.status).toBe(0);
+    return result.stdout.slice(result.stdout.indexOf('NOTES:'));
+  };
+
   it.each(ENVIRONMENT_NAMES)(
     '%s: names every Secret the release references, the public hosts and the next steps',
     (environment) => {
-      const result = helm([
-        'install',
-        'ordering',
-        chartDir,
-        '--dry-run=client',
-        '-n',
-        ENVIRONMENTS[environment].namespace,
-        '-f',
-        ENVIRONMENTS[environment].values,
-      ]);
-      expect(result.status).toBe(0);
-      const notes = result.stdout.slice(result.stdout.indexOf('NOTES:'));
+      const notes = installNotes(environment, []);
       const objects = renderChart<K8sObject>(environment);
       const referenced = new Set<string>();
       for (const w of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
@@ -354,6 +359,30 @@ describe('NOTES.txt', () => {
         `kubectl -n ${ENVIRONMENTS[environment].namespace} rollout status deploy/gateway`,
       );
       expect(notes).toContain('docs/operations.md');
+    },
+  );
+
+  it.each([
+    ['managed PostgreSQL', []],
+    ['CloudNativePG and Kafka SASL', ['postgresql.cloudnativepg.enabled=true', 'kafka.sasl.mechanism=plain']],
+  ])(
+    'with %s: lists each Secret a pod reads with every key it reads, but the operator-generated ones',
+    (_what, set) => {
+      const notes = installNotes('production', set);
+      const listed = new Map<string, string[]>();
+      for (const m of notes.matchAll(/^ {5}([a-z0-9-]+) \(([A-Z0-9_, ]+)\)$/gm))
+        listed.set(m[1]!, m[2]!.split(', '));
+      const objects = renderChart<K8sObject>('production', { set });
+      const generated = (name: string) => name.endsWith('-db-app'); // CloudNativePG's own
+      for (const w of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
+        for (const e of w.spec.template.spec.containers[0].env ?? []) {
+          const ref = e.valueFrom?.secretKeyRef;
+          if (!ref || generated(ref.name)) continue;
+          expect(`${ref.name} ${ref.key}: ${listed.get(ref.name)?.includes(ref.key) ?? false}`).toBe(
+            `${ref.name} ${ref.key}: true`,
+          );
+        }
+      }
     },
   );
 });
