@@ -113,6 +113,11 @@ describe('values Helm refuses at install', () => {
     ],
     ['two processes on one public host', 'processes.customers.publicHost=api', 'both serve the api host'],
     ['the topic Job in an image without Kafka', 'kafka.topics.jobImageOf=gateway', 'kafka.topics.jobImageOf'],
+    [
+      'a disruption budget that lets no pod go (every node drain would block)',
+      'processes.auth.podDisruptionBudget.maxUnavailable=0%',
+      "at '/processes/auth/podDisruptionBudget/maxUnavailable'",
+    ],
   ])('%s (%s)', (_what, set, message) => {
     const result = attempt(set);
     expect(result.status).not.toBe(0);
@@ -121,6 +126,7 @@ describe('values Helm refuses at install', () => {
 
   it('while the same command with a right value renders', () => {
     expect(attempt('processes.customers.replicas=3').status).toBe(0);
+    expect(attempt('processes.auth.podDisruptionBudget.maxUnavailable=50%').status).toBe(0);
   });
 });
 
