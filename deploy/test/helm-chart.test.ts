@@ -118,6 +118,11 @@ describe('values Helm refuses at install', () => {
       'processes.auth.podDisruptionBudget.maxUnavailable=0%',
       "at '/processes/auth/podDisruptionBudget/maxUnavailable'",
     ],
+    [
+      'a grace period the preStop pause and the drain do not fit in (pods killed mid-drain)',
+      'preStopSeconds=10,terminationGracePeriodSeconds=21',
+      'terminationGracePeriodSeconds (21) must be above preStopSeconds + 15 (25)',
+    ],
   ])('%s (%s)', (_what, set, message) => {
     const result = attempt(set);
     expect(result.status).not.toBe(0);
@@ -127,6 +132,7 @@ describe('values Helm refuses at install', () => {
   it('while the same command with a right value renders', () => {
     expect(attempt('processes.customers.replicas=3').status).toBe(0);
     expect(attempt('processes.auth.podDisruptionBudget.maxUnavailable=50%').status).toBe(0);
+    expect(attempt('preStopSeconds=10,terminationGracePeriodSeconds=26').status).toBe(0);
   });
 });
 
