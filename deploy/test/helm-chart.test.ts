@@ -113,6 +113,16 @@ describe('values Helm refuses at install', () => {
     ],
     ['two processes on one public host', 'processes.customers.publicHost=api', 'both serve the api host'],
     ['the topic Job in an image without Kafka', 'kafka.topics.jobImageOf=gateway', 'kafka.topics.jobImageOf'],
+    [
+      'a disruption budget that lets no pod go (every node drain would block)',
+      'processes.auth.podDisruptionBudget.maxUnavailable=0%',
+      "at '/processes/auth/podDisruptionBudget/maxUnavailable'",
+    ],
+    [
+      'a grace period the preStop pause and the drain do not fit in (pods killed mid-drain)',
+      'preStopSeconds=10,terminationGracePeriodSeconds=21',
+      'terminationGracePeriodSeconds (21) must be above preStopSeconds + 15 (25)',
+    ],
   ])('%s (%s)', (_what, set, message) => {
     const result = attempt(set);
     expect(result.status).not.toBe(0);
@@ -121,6 +131,8 @@ describe('values Helm refuses at install', () => {
 
   it('while the same command with a right value renders', () => {
     expect(attempt('processes.customers.replicas=3').status).toBe(0);
+    expect(attempt('processes.auth.podDisruptionBudget.maxUnavailable=50%').status).toBe(0);
+    expect(attempt('preStopSeconds=10,terminationGracePeriodSeconds=26').status).toBe(0);
   });
 });
 
@@ -162,6 +174,17 @@ describe('optional operator resources', () => {
         const url = workload.spec.template.spec.containers[0].env.find((e: any) => e.name === 'DATABASE_URL');
         expect(url.valueFrom.secretKeyRef).toEqual({ name: `${name}-db-app`, key: 'uri' });
       }
+    }
+    // The Clusters and their generated Secrets come with the release, after its pre-install hooks:
+    // a migration Job before the first install would wait for a Secret that cannot exist yet (and
+    // Helm would give up). They run before upgrades; on the first install each process migrates at
+    // start, as in k8s/.
+    const clustersHook = clusters.map((c) => c.metadata.annotations?.['helm.sh/hook']);
+    expect(clustersHook.every((hook) => hook === undefined)).toBe(true);
+    for (const o of objects.filter((x) => x.metadata.name.endsWith('migrations'))) {
+      expect(`${o.kind}/${o.metadata.name}: ${o.metadata.annotations?.['helm.sh/hook']}`).toBe(
+        `${o.kind}/${o.metadata.name}: pre-upgrade`,
+      );
     }
   });
 });
@@ -310,21 +333,26 @@ describe('metrics and alerts', () => {
 });
 
 describe('NOTES.txt', () => {
+  const installNotes = (environment: 'production' | 'test', set: string[]) => {
+    const result = helm([
+      'install',
+      'ordering',
+      chartDir,
+      '--dry-run=client',
+      '-n',
+      ENVIRONMENTS[environment].namespace,
+      '-f',
+      ENVIRONMENTS[environment].values,
+      ...set.flatMap((s) => ['--set', s]),
+    ]);
+    expect(result.status).toBe(0);
+    return result.stdout.slice(result.stdout.indexOf('NOTES:'));
+  };
+
   it.each(ENVIRONMENT_NAMES)(
     '%s: names every Secret the release references, the public hosts and the next steps',
     (environment) => {
-      const result = helm([
-        'install',
-        'ordering',
-        chartDir,
-        '--dry-run=client',
-        '-n',
-        ENVIRONMENTS[environment].namespace,
-        '-f',
-        ENVIRONMENTS[environment].values,
-      ]);
-      expect(result.status).toBe(0);
-      const notes = result.stdout.slice(result.stdout.indexOf('NOTES:'));
+      const notes = installNotes(environment, []);
       const objects = renderChart<K8sObject>(environment);
       const referenced = new Set<string>();
       for (const w of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
@@ -343,6 +371,30 @@ describe('NOTES.txt', () => {
         `kubectl -n ${ENVIRONMENTS[environment].namespace} rollout status deploy/gateway`,
       );
       expect(notes).toContain('docs/operations.md');
+    },
+  );
+
+  it.each([
+    ['managed PostgreSQL', []],
+    ['CloudNativePG and Kafka SASL', ['postgresql.cloudnativepg.enabled=true', 'kafka.sasl.mechanism=plain']],
+  ])(
+    'with %s: lists each Secret a pod reads with every key it reads, but the operator-generated ones',
+    (_what, set) => {
+      const notes = installNotes('production', set);
+      const listed = new Map<string, string[]>();
+      for (const m of notes.matchAll(/^ {5}([a-z0-9-]+) \(([A-Z0-9_, ]+)\)$/gm))
+        listed.set(m[1]!, m[2]!.split(', '));
+      const objects = renderChart<K8sObject>('production', { set });
+      const generated = (name: string) => name.endsWith('-db-app'); // CloudNativePG's own
+      for (const w of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
+        for (const e of w.spec.template.spec.containers[0].env ?? []) {
+          const ref = e.valueFrom?.secretKeyRef;
+          if (!ref || generated(ref.name)) continue;
+          expect(`${ref.name} ${ref.key}: ${listed.get(ref.name)?.includes(ref.key) ?? false}`).toBe(
+            `${ref.name} ${ref.key}: true`,
+          );
+        }
+      }
     },
   );
 });

@@ -1,5 +1,6 @@
 // The operator CLI as operators run it: a separate process publishing onto the real broker.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -116,6 +117,39 @@ describe('ops event', () => {
 });
 
 describe('ops auth', () => {
+  it("refuses to rotate with a KEY_ENCRYPTION_KEY that does not open the environment's keys, changing nothing", async () => {
+    const url = withDatabase(
+      PG_ADMIN_URL,
+      `${unique('opsauthkek')
+        .replace(/[^a-z0-9]/gi, '_')
+        .toLowerCase()}`,
+    );
+    await ensureDatabase(url);
+    const environmentKey = randomBytes(32).toString('base64');
+    const { KEY_ENCRYPTION_KEY: _unset, ...env } = process.env;
+    try {
+      const first = await ops(['auth', 'keys', 'rotate'], {
+        ...env,
+        DATABASE_URL: url,
+        KEY_ENCRYPTION_KEY: environmentKey,
+      });
+      expect(first).toMatchObject({ code: 0 });
+      // The operator forgot the environment's key: the local default would seal the new key.
+      const forgotten = await ops(['auth', 'keys', 'rotate'], { ...env, DATABASE_URL: url });
+      expect(forgotten.code).not.toBe(0);
+      expect(forgotten.stderr).toContain('KEY_ENCRYPTION_KEY does not open the active signing key');
+      const knex = createKnex({ url, service: 'ops-cli-test' });
+      try {
+        const rows = await knex('signing_keys').select('kid', 'status');
+        expect(rows).toEqual([{ kid: JSON.parse(first.stdout).kid, status: 'active' }]);
+      } finally {
+        await knex.destroy();
+      }
+    } finally {
+      await dropDatabase(url);
+    }
+  }, 120_000);
+
   it("works on the local stack's auth database, DATABASE_NAME_PREFIX included, without DATABASE_URL", async () => {
     const prefix = `${unique('opsauth')
       .replace(/[^a-z0-9]/gi, '_')

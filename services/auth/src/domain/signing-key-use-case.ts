@@ -27,6 +27,19 @@ export async function rotateSigningKey(
   overlapSeconds = DEFAULT_KEY_OVERLAP_SECONDS,
 ): Promise<{ kid: string; retiredKids: string[]; retiredPublishedUntil: Date }> {
   const now = deps.now();
+  // Run from a checkout against an environment's database, a missing or wrong KEY_ENCRYPTION_KEY
+  // would seal the new key with another key (the local default): auth could not open it and every
+  // token would fail. The active key must open with the key given.
+  const [active] = await deps.keys.listPublished(now);
+  if (active?.status === 'active') {
+    try {
+      decryptPrivateJwk(active.privateJwkEncrypted, deps.encryptionKey, active.kid);
+    } catch {
+      throw new Error(
+        `KEY_ENCRYPTION_KEY does not open the active signing key ${active.kid}: set this environment's KEY_ENCRYPTION_KEY (auth's Secret); nothing was rotated`,
+      );
+    }
+  }
   const key = generateSigningKey(deps.encryptionKey, now);
   const until = new Date(now.getTime() + overlapSeconds * 1000);
   const retiredKids = (await deps.keys.activate(key, until)) ?? [];
