@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { decodeImportFile } from '@ordering/import-files';
 import { CATALOG_PORT } from '../../config';
 import { CatalogAdminClient } from './catalog-admin-client';
 
@@ -220,7 +221,7 @@ function itemsCommand(): Command {
         if (format !== 'csv' && format !== 'json')
           throw new InvalidArgumentError('format must be csv or json');
         const started = Date.now();
-        const result = await clientFrom(o).importItems(format, fs.readFileSync(file, 'utf8'));
+        const result = await clientFrom(o).importItems(format, decodeImportFile(fs.readFileSync(file)));
         print({ ...result, seconds: (Date.now() - started) / 1000 });
       }),
   );
