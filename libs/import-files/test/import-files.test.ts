@@ -22,6 +22,12 @@ it('parses RFC 4180 CSV: quoted commas, doubled quotes, newlines inside quotes, 
   ]);
 });
 
+it('refuses a header that names a column twice (one cell of each row would silently win)', () => {
+  expect(problemsOf(() => readCsvTable('\na,b, a\n1,2,3', ['a', 'b']))).toEqual([
+    { line: 2, message: 'column(s) named twice: a' },
+  ]);
+});
+
 it('refuses malformed CSV with its line, an empty file, and unknown columns', () => {
   expect(problemsOf(() => readCsvRows('a,b\nok,row\n"open,quote\n'))).toEqual([
     { line: expect.any(Number), message: expect.stringMatching(/^not valid CSV/) },
