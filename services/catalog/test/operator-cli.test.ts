@@ -119,6 +119,11 @@ it('refuses an import file that is not UTF-8, naming its lines, and sends nothin
   expect(await h.knex('items').where({ item_code: 'CUP-1' }).first()).toBeUndefined();
 });
 
+it('items list --limit 0 is refused (page size 1-100), not answered with a default page', async () => {
+  await expect(run('items', 'list', '--limit', '0')).rejects.toThrow(/422 invalid_value \(limit\)/);
+  expect(await run('items', 'list', '--limit', '1')).toMatchObject({ object: 'list' });
+});
+
 it('reads tiers as min_qty:amount pairs and refuses anything else', () => {
   expect(parseTiers('1:1250, 10:1100')).toEqual([
     { min_qty: 1, amount: 1250 },

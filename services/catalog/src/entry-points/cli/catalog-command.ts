@@ -152,7 +152,7 @@ function itemsCommand(): Command {
       .option('--starting-after <cursor>', 'next_cursor of the previous page')
       .action(async (o: Connection & { limit?: number; startingAfter?: string }) => {
         const q = new URLSearchParams();
-        if (o.limit) q.set('limit', String(o.limit));
+        if (o.limit !== undefined) q.set('limit', String(o.limit));
         if (o.startingAfter) q.set('starting_after', o.startingAfter);
         print(await clientFrom(o).listItems(q.size ? `?${q}` : ''));
       }),
