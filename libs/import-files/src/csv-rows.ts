@@ -39,7 +39,10 @@ export interface CsvTable {
   rows: CsvRow[];
 }
 
-/** Reads the header and rows; an empty file or a column not in `known` refuses the file. */
+/**
+ * Reads the header and rows; an empty file, a column not in `known` or a column named twice refuses
+ * the file.
+ */
 export function readCsvTable(content: string, known: ReadonlySet<string> | readonly string[]): CsvTable {
   const [header, ...rows] = readCsvRows(content);
   if (!header) throw new ImportParseError([{ line: 1, message: 'the file is empty' }]);
@@ -48,6 +51,13 @@ export function readCsvTable(content: string, known: ReadonlySet<string> | reado
   const unknown = columns.filter((c) => !knownSet.has(c));
   if (unknown.length > 0) {
     throw new ImportParseError([{ line: header.line, message: `unknown column(s): ${unknown.join(', ')}` }]);
+  }
+  // A column named twice would have one of its two cells per row silently win over the other.
+  const twice = [...new Set(columns.filter((c, i) => columns.indexOf(c) !== i))];
+  if (twice.length > 0) {
+    throw new ImportParseError([
+      { line: header.line, message: `column(s) named twice: ${twice.join(', ')}` },
+    ]);
   }
   return { columns, rows };
 }

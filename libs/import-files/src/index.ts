@@ -8,3 +8,4 @@ export {
 } from './import-problems';
 export { type CsvRow, type CsvTable, readCsvRows, readCsvTable } from './csv-rows';
 export { readJsonRecords } from './json-records';
+export { decodeImportFile } from './file-text';

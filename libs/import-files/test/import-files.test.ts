@@ -1,6 +1,6 @@
 // Reading import files: CSV quoting and the line each row starts on, the header's columns, JSON
 // arrays (each element's line, malformed elements on their own lines) and JSON Lines.
-import { ImportParseError, readCsvRows, readCsvTable, readJsonRecords } from '../src';
+import { decodeImportFile, ImportParseError, readCsvRows, readCsvTable, readJsonRecords } from '../src';
 
 function problemsOf(read: () => unknown): { line: number; message: string }[] {
   try {
@@ -19,6 +19,12 @@ it('parses RFC 4180 CSV: quoted commas, doubled quotes, newlines inside quotes, 
     { line: 2, cells: ['x, y', 'say "hi"'] },
     { line: 3, cells: ['multi\nline', 'z'] },
     { line: 6, cells: ['last', 'row'] },
+  ]);
+});
+
+it('refuses a header that names a column twice (one cell of each row would silently win)', () => {
+  expect(problemsOf(() => readCsvTable('\na,b, a\n1,2,3', ['a', 'b']))).toEqual([
+    { line: 2, message: 'column(s) named twice: a' },
   ]);
 });
 
@@ -83,4 +89,14 @@ it('reads a large JSON array in linear time', () => {
   expect(records[19_999]).toEqual({ line: 20_001, value: { n: 19_999, s: 'line\n19999' } });
   // Counting lines from the top for each record (quadratic) took minutes at this size.
   expect(performance.now() - started).toBeLessThan(5000);
+});
+
+it('decodes a UTF-8 file and refuses any other bytes, naming each line that is not UTF-8', () => {
+  expect(decodeImportFile(Buffer.from('a,b\nCafé,☕\n', 'utf8'))).toBe('a,b\nCafé,☕\n');
+  // Windows-1252 / Latin-1, as a spreadsheet saves it: é is the lone byte 0xE9, no UTF-8.
+  const latin1 = Buffer.from('item_code,name\nA-1,Caf\xe9 cups\nA-2,Mugs\nA-3,Cr\xe8me\n', 'latin1');
+  expect(problemsOf(() => decodeImportFile(latin1))).toEqual([
+    { line: 2, message: expect.stringMatching(/not UTF-8/) },
+    { line: 4, message: expect.stringMatching(/not UTF-8/) },
+  ]);
 });

@@ -82,3 +82,17 @@ it('assigns a price list only to an existing account of its currency', async () 
   const res = await h.get(`/v1/catalog/items/${f.ids['STP-100']}?cust_id=${f.west}`, h.token(f.acme));
   expect(res.body.pricing[0].unit_price.amount).toBe(1250);
 });
+
+it('restricts an item only to accounts that exist: a misspelt one is refused, nothing changes', async () => {
+  const before = await h.catalog.getItem('PAP-A4');
+  const misspelt = `NOPE-${h.suffix}`;
+  expect(await refusal(h.catalog.setVisibility('PAP-A4', [f.acme, misspelt]))).toEqual([
+    422,
+    'invalid_value',
+    'cust_ids[1]',
+  ]);
+  expect(await h.catalog.getItem('PAP-A4')).toEqual(before);
+  // Still visible to the accounts it was visible to.
+  const res = await h.get(`/v1/catalog/items/${f.ids['PAP-A4']}?cust_id=${f.globex}`, h.token(f.globex));
+  expect(res.status).toBe(200);
+});

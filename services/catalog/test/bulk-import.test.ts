@@ -116,6 +116,11 @@ describe('bulk import', () => {
     expect((await refused('csv', 'item_code,name,colour\nX,Y,red')).problems).toEqual([
       { line: 1, message: 'unknown column(s): colour' },
     ]);
+    // Which of two "name" cells would be the item's name? Neither: the file is refused.
+    const twice = 'item_code,name,category_id,currency,pricing,name\nDUP-1,Real name,paper,USD,1:100,Other\n';
+    expect((await refused('csv', twice)).problems).toEqual([
+      { line: 1, message: 'column(s) named twice: name' },
+    ]);
     const jsonl = [
       '{"item_code":"J-1","name":"One","category_id":"paper","currency":"USD","pricing":[{"min_qty":1,"amount":1}]}',
       '{"item_code":"J-2","name":"Two","category_id":"paper","currency":"USD","pricing":[{"min_qty":1,"amount":1}],"colour":"red"}',

@@ -144,6 +144,14 @@ describe('search', () => {
     expect(codes(await list(f.acme, '&q=shreder'))).toEqual(['SEC-1']);
   });
 
+  it('an excluded word (-word, -"a phrase") leaves its items out of every tier, near spellings included', async () => {
+    // "Long reach stapler" holds the excluded word: neither a match nor a near spelling brings it back.
+    expect(codes(await list(f.acme, '&q=stapler%20-long'))).toEqual(['STP-100', 'PEN-001', 'STR-300']);
+    const typo = codes(await list(f.acme, '&q=stapeler%20-%22long%20reach%22'));
+    expect(typo).toContain('STP-100');
+    expect(typo).not.toContain('STP-200');
+  });
+
   it('never shows an item the account may not see, and combines with the other filters', async () => {
     expect(codes(await list(f.globex, '&q=shredder'))).toEqual([]);
     expect(codes(await list(f.acme, '&q=desk&available=true'))).toEqual(['PEN-001', 'STP-100']);

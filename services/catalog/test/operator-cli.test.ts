@@ -107,6 +107,23 @@ it('builds a catalog an account sees: categories, items, stock, visibility, a pr
   expect(res.body.data.map((i: { item_code: string }) => i.item_code)).toEqual(['STP-1']);
 });
 
+it('refuses an import file that is not UTF-8, naming its lines, and sends nothing', async () => {
+  await run('categories', 'create', 'cups', '--name', 'Cups');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalog-cli-')), 'latin1.csv');
+  // Saved as Windows-1252 / Latin-1 (a spreadsheet's default): "é" is the single byte 0xE9.
+  fs.writeFileSync(
+    file,
+    Buffer.from('item_code,name,category_id,currency,pricing\nCUP-1,Caf\xe9 cups,cups,USD,1:100\n', 'latin1'),
+  );
+  await expect(run('items', 'import', file)).rejects.toThrow(/line 2: not UTF-8/);
+  expect(await h.knex('items').where({ item_code: 'CUP-1' }).first()).toBeUndefined();
+});
+
+it('items list --limit 0 is refused (page size 1-100), not answered with a default page', async () => {
+  await expect(run('items', 'list', '--limit', '0')).rejects.toThrow(/422 invalid_value \(limit\)/);
+  expect(await run('items', 'list', '--limit', '1')).toMatchObject({ object: 'list' });
+});
+
 it('reads tiers as min_qty:amount pairs and refuses anything else', () => {
   expect(parseTiers('1:1250, 10:1100')).toEqual([
     { min_qty: 1, amount: 1250 },

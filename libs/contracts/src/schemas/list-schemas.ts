@@ -68,11 +68,17 @@ export const ListCatalogItemsQuery = z
         description:
           'Full-text search over name, description and SKU (English stems, near spellings of name words ' +
           'tolerated), ranked: the exact item code, then name matches, then description matches, then ' +
-          'near spellings; by item code within each',
+          'near spellings; by item code within each. Words are ANDed; `"a phrase"`, `or` and `-word` ' +
+          '(leaves out the items holding it, in every tier) work as in web search engines',
       }),
-    available: z.boolean().optional().openapi({
-      description: '`true` excludes discontinued or out-of-stock items; `false` lists only those',
-    }),
+    available: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          '`true` excludes discontinued or out-of-stock items and those made unavailable to the account; ' +
+          '`false` lists only those',
+      }),
   })
   .extend(PaginationQuery.shape);
 

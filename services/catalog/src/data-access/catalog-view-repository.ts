@@ -96,6 +96,23 @@ function statementName(sql: string): string {
   return name;
 }
 
+/**
+ * The query as the typo tier reads it: the words it looks for near spellings of (`wanted`) and the
+ * terms the query excludes (`excluded`, null when none), as websearch_to_tsquery reads a `-` before
+ * a word or a quoted phrase (an odd number of dashes negates). Without this split the typo tier
+ * looked for the excluded words too and answered exactly the items the query left out
+ * ("stapler -desk" found "Desk stapler").
+ */
+export function typoTierTerms(q: string): { wanted: string; excluded: string | null } {
+  const wanted: string[] = [];
+  const excluded: string[] = [];
+  for (const [, dashes, term] of q.matchAll(/(-[-\s]*)?("[^"]*"?|[^\s"]+)/g)) {
+    const negated = ((dashes ?? '').match(/-/g)?.length ?? 0) % 2 === 1;
+    (negated ? excluded : wanted).push(term!);
+  }
+  return { wanted: wanted.join(' '), excluded: excluded.length > 0 ? excluded.join(' or ') : null };
+}
+
 export class CatalogViewRepository {
   constructor(private readonly knex: Knex) {}
 
@@ -170,7 +187,9 @@ export class CatalogViewRepository {
    * The typo tier looks each word of the query up among the distinct words of the names
    * (item_name_words, pg_trgm word similarity >= 0.5 on its trigram index) and searches the names'
    * full-text index for them: every query word must be in the name or near-spelled there. When a
-   * query word has no near word, `near` is null and the tier is not searched at all.
+   * query word has no near word, `near` is null and the tier is not searched at all. The words the
+   * query excludes (`-desk`, `-"long reach"`) are not looked for, and an item whose name holds them
+   * is left out, as the full-text tiers leave it out (typoTierTerms).
    *
    * The query's tsquery and lower-cased text are computed once (`q`), not per row.
    */
@@ -178,8 +197,10 @@ export class CatalogViewRepository {
     const after = query.after?.kind === 'search' ? query.after : undefined;
     const tsq = '(select tsq from q)';
     const notCode = 'lower(i.item_code) <> (select code from q)';
+    const terms = typoTierTerms(q);
     const ctes: string[] = [
-      `q as materialized (select websearch_to_tsquery('english', ?) as tsq, lower(?) as code)`,
+      `q as materialized (select websearch_to_tsquery('english', ?) as tsq, lower(?) as code,
+        websearch_to_tsquery('english', ?::text) as excluded)`,
       // The names' words near each query word, as one tsquery: (near | words) & (of | the next).
       `near as materialized (
         select to_tsquery('english', string_agg('(' || t.words || ')', ' & ')) as tsq
@@ -189,14 +210,15 @@ export class CatalogViewRepository {
               group by q.n) t
         having count(*) = (select count(*) from catalog_words(?)))`,
     ];
-    const cteBindings: Binding[] = [q, q, q, q];
+    const cteBindings: Binding[] = [q, q, terms.excluded, terms.wanted, terms.wanted];
     const tiers: { match: string; walk?: boolean }[] = [
       { match: 'lower(i.item_code) = (select code from q)' },
       { match: `i.name_search @@ ${tsq} and ${notCode}`, walk: true },
       { match: `i.search @@ ${tsq} and not (i.name_search @@ ${tsq}) and ${notCode}`, walk: true },
       {
         match: `(select tsq from near) is not null and i.name_search @@ (select tsq from near)
-          and not (i.search @@ ${tsq}) and ${notCode}`,
+          and not (i.search @@ ${tsq}) and ${notCode}
+          and not coalesce(i.name_search @@ (select excluded from q), false)`,
         walk: true,
       },
     ];

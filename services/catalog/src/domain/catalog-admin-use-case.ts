@@ -22,6 +22,8 @@ import type {
 } from './item-inputs';
 
 const UNIQUE_VIOLATION = '23505';
+/** Accounts looked up at once when checking a visibility list. */
+const ACCOUNT_CHECKS_AT_ONCE = 16;
 const isUnique = (err: unknown) => (err as { code?: string }).code === UNIQUE_VIOLATION;
 
 export function adminItemResource(
@@ -180,9 +182,10 @@ export class CatalogAdministration {
 
   /** Restricts the item to these accounts and their descendants; an empty list lifts the restriction. */
   async setVisibility(ref: string, custIds: string[]): Promise<AdminItem> {
+    const unique = [...new Set(custIds)];
+    await this.mustHaveAccounts(unique, 'cust_ids', custIds);
     return this.repo.transaction(async (trx) => {
       const item = await this.mustHaveItem(trx, ref);
-      const unique = [...new Set(custIds)];
       // The same accounts again change nothing and announce nothing (no catalog.item.updated).
       const current = new Set(await this.repo.visibleTo(trx, item.id));
       if (current.size !== unique.length || unique.some((c) => !current.has(c))) {
@@ -192,6 +195,22 @@ export class CatalogAdministration {
       }
       return this.getItem(item.id, trx);
     });
+  }
+
+  /**
+   * Every account exists (a misspelt one would restrict the item to nobody, hiding it from everyone
+   * without a word); 422 invalid_value naming the first unknown one, `cust_ids[2]`. Asked a few at a
+   * time (the directory caches what it reads).
+   */
+  private async mustHaveAccounts(unique: string[], param: string, given: string[]): Promise<void> {
+    for (let i = 0; i < unique.length; i += ACCOUNT_CHECKS_AT_ONCE) {
+      const batch = unique.slice(i, i + ACCOUNT_CHECKS_AT_ONCE);
+      const found = await Promise.all(batch.map((custId) => this.directory.lineage(custId)));
+      const missing = batch.find((_, j) => !found[j]);
+      if (missing !== undefined) {
+        throw new InputError(`No such customer: ${missing}`, `${param}[${given.indexOf(missing)}]`);
+      }
+    }
   }
 
   /** An account's own availability of the item (inherited by its descendants); null removes it. */

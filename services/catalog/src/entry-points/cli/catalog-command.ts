@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { decodeImportFile } from '@ordering/import-files';
 import { CATALOG_PORT } from '../../config';
 import { CatalogAdminClient } from './catalog-admin-client';
 
@@ -151,7 +152,7 @@ function itemsCommand(): Command {
       .option('--starting-after <cursor>', 'next_cursor of the previous page')
       .action(async (o: Connection & { limit?: number; startingAfter?: string }) => {
         const q = new URLSearchParams();
-        if (o.limit) q.set('limit', String(o.limit));
+        if (o.limit !== undefined) q.set('limit', String(o.limit));
         if (o.startingAfter) q.set('starting_after', o.startingAfter);
         print(await clientFrom(o).listItems(q.size ? `?${q}` : ''));
       }),
@@ -220,7 +221,7 @@ function itemsCommand(): Command {
         if (format !== 'csv' && format !== 'json')
           throw new InvalidArgumentError('format must be csv or json');
         const started = Date.now();
-        const result = await clientFrom(o).importItems(format, fs.readFileSync(file, 'utf8'));
+        const result = await clientFrom(o).importItems(format, decodeImportFile(fs.readFileSync(file)));
         print({ ...result, seconds: (Date.now() - started) / 1000 });
       }),
   );
