@@ -88,6 +88,18 @@ it('imports a CSV file chosen by its extension', async () => {
   }
 });
 
+it('refuses an import file that is not UTF-8, naming its lines, and sends nothing', async () => {
+  const file = path.join(os.tmpdir(), `accounts-latin1-${h.suffix}.csv`);
+  // Saved as Windows-1252 / Latin-1 (a spreadsheet's default): "é" is the single byte 0xE9.
+  fs.writeFileSync(file, Buffer.from(`cust_id,name\nLAT-${h.suffix},Caf\xe9 Ltd\n`, 'latin1'));
+  try {
+    await expect(run(customersCommand, 'import', file)).rejects.toThrow(/line 2: not UTF-8/);
+    await expect(run(customersCommand, 'show', `LAT-${h.suffix}`)).rejects.toThrow(/404/);
+  } finally {
+    fs.rmSync(file);
+  }
+});
+
 it('creates a user, sets a password, issues a one-time link and deactivates', async () => {
   const id = `CLIU-${h.suffix}`;
   await h.admin.createCustomer({ cust_id: id, name: 'Users Co' });

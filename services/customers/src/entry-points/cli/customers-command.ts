@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
+import { decodeImportFile } from '@ordering/import-files';
 import { CustomersAdminClient } from './customers-admin-client';
 
 const DEFAULT_URL = 'http://127.0.0.1:8103';
@@ -127,7 +128,7 @@ export function customersCommand(commandDefaults: CommandDefaults = {}): Command
     )
     .action(async (file: string, o: { format?: 'json' | 'csv'; url?: string; secret?: string }) => {
       const format = o.format ?? (path.extname(file).toLowerCase() === '.csv' ? 'csv' : 'json');
-      print(await clientFrom(o).importCustomers(format, fs.readFileSync(file, 'utf8')));
+      print(await clientFrom(o).importCustomers(format, decodeImportFile(fs.readFileSync(file))));
     });
 
   withConnection(customers.command('add-address <cust_id>').description('add an address to an account'))
