@@ -266,7 +266,9 @@ describe('placing an order', () => {
   });
 
   it('answers 404 for an account outside the token reach (and an unknown one)', async () => {
-    for (const custId of [s.other, 'NOPE-X']) {
+    // An id no account can have (20,000 characters: longer than a request line the customers
+    // service accepts) is unknown too, not a 503 the client would retry for ever.
+    for (const custId of [s.other, 'NOPE-X', 'A'.repeat(20_000)]) {
       const res = await place({
         cust_id: custId,
         shipping_address_id: s.addresses.other,
