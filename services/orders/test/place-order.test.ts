@@ -251,6 +251,7 @@ describe('placing an order', () => {
       type: 'shipping',
       label: 'Annex',
       street_1: '9 Annex Rd',
+      street_2: 'Suite 400',
       city: 'Reno',
       region: 'NV',
       postal_code: '89501',
@@ -262,7 +263,12 @@ describe('placing an order', () => {
       items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
     });
     expect(res.status).toBe(201);
-    expect(res.body.shipping_address).toMatchObject({ street_1: '9 Annex Rd', region: 'NV' });
+    // The whole address is copied: a carrier needs the suite as much as the street.
+    expect(res.body.shipping_address).toMatchObject({
+      street_1: '9 Annex Rd',
+      street_2: 'Suite 400',
+      region: 'NV',
+    });
   });
 
   it('answers 404 for an account outside the token reach (and an unknown one)', async () => {
