@@ -468,6 +468,16 @@ describe('reading, listing and cancelling', () => {
   });
 
   it('cancels pending and approved orders once; then 409 order_not_cancellable', async () => {
+    // The approver reads the order in their queue but does not cancel it (they reject it), here or
+    // once it is approved: like another shopper, 404, and the order is left as it was.
+    const byApprover = await h
+      .http()
+      .post(`/v1/orders/${queued}/cancel`)
+      .set('X-Ordering-Identity', h.identity(s.root, s.users.approver, WRITE))
+      .send({ reason: 'not mine to cancel' });
+    expect(byApprover.status).toBe(404);
+    expect(byApprover.body.error).toMatchObject({ code: 'resource_missing', param: 'id' });
+    expect((await get(`/v1/orders/${queued}`, s.users.approver)).body.status).toBe('pending_approval');
     const res = await h
       .http()
       .post(`/v1/orders/${queued}/cancel`)
