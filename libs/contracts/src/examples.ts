@@ -16,6 +16,7 @@ export function exampleOrder(overrides: Partial<Order> = {}): Order {
     shipping_address: {
       attention: 'Receiving dock',
       street_1: '1 Main St',
+      street_2: null,
       city: 'Springfield',
       region: 'IL',
       postal_code: '62701',

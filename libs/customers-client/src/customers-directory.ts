@@ -9,7 +9,7 @@
 // accounts are never cached), an account moved in the tree is seen by every service within the TTL.
 // Accounts with their addresses and settings are read fresh: orders need the current ones.
 import { LRUCache } from 'lru-cache';
-import type { Customer, User } from '@ordering/contracts';
+import { type Customer, type User, isCustId } from '@ordering/contracts';
 import { InternalApiClient } from '@ordering/http';
 
 export interface Lineage {
@@ -120,6 +120,7 @@ export class CustomersDirectory {
 
   /** The account's lineage and currency; undefined for an unknown account. Cached. */
   async lineage(custId: string): Promise<Lineage | undefined> {
+    if (!isCustId(custId)) return undefined;
     return this.through('lineage', this.lineages, custId, () =>
       this.get<Lineage>(`/internal/v1/customers/${encodeURIComponent(custId)}/lineage`),
     );
@@ -147,6 +148,7 @@ export class CustomersDirectory {
    * now and renews the cached copy); undefined for an unknown account.
    */
   async account(custId: string, options: { fresh?: boolean } = {}): Promise<AccountRecord | undefined> {
+    if (!isCustId(custId)) return undefined;
     const load = () => this.get<AccountRecord>(`/internal/v1/customers/${encodeURIComponent(custId)}`);
     if (!options.fresh) return this.through('account', this.accounts, custId, load);
     const value = await load();
@@ -164,6 +166,7 @@ export class CustomersDirectory {
 
   /** The account and every descendant; undefined for an unknown account. Read now. */
   async reach(custId: string): Promise<string[] | undefined> {
+    if (!isCustId(custId)) return undefined;
     const path = `/internal/v1/customers/${encodeURIComponent(custId)}/reach`;
     const res = await this.api.request<{ cust_ids: string[] }>('GET', path);
     if (res.status === 404) return undefined;
@@ -173,6 +176,7 @@ export class CustomersDirectory {
 
   /** The users of one account (not its descendants), filtered by role and status; read now. */
   async accountUsers(custId: string, filter: { role?: string; status?: string } = {}): Promise<User[]> {
+    if (!isCustId(custId)) return [];
     const query = new URLSearchParams(filter as Record<string, string>).toString();
     const path = `/internal/v1/customers/${encodeURIComponent(custId)}/users${query ? `?${query}` : ''}`;
     const res = await this.api.request<{ data: User[] }>('GET', path);

@@ -251,6 +251,7 @@ describe('placing an order', () => {
       type: 'shipping',
       label: 'Annex',
       street_1: '9 Annex Rd',
+      street_2: 'Suite 400',
       city: 'Reno',
       region: 'NV',
       postal_code: '89501',
@@ -262,11 +263,18 @@ describe('placing an order', () => {
       items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
     });
     expect(res.status).toBe(201);
-    expect(res.body.shipping_address).toMatchObject({ street_1: '9 Annex Rd', region: 'NV' });
+    // The whole address is copied: a carrier needs the suite as much as the street.
+    expect(res.body.shipping_address).toMatchObject({
+      street_1: '9 Annex Rd',
+      street_2: 'Suite 400',
+      region: 'NV',
+    });
   });
 
   it('answers 404 for an account outside the token reach (and an unknown one)', async () => {
-    for (const custId of [s.other, 'NOPE-X']) {
+    // An id no account can have (20,000 characters: longer than a request line the customers
+    // service accepts) is unknown too, not a 503 the client would retry for ever.
+    for (const custId of [s.other, 'NOPE-X', 'A'.repeat(20_000)]) {
       const res = await place({
         cust_id: custId,
         shipping_address_id: s.addresses.other,
@@ -460,6 +468,16 @@ describe('reading, listing and cancelling', () => {
   });
 
   it('cancels pending and approved orders once; then 409 order_not_cancellable', async () => {
+    // The approver reads the order in their queue but does not cancel it (they reject it), here or
+    // once it is approved: like another shopper, 404, and the order is left as it was.
+    const byApprover = await h
+      .http()
+      .post(`/v1/orders/${queued}/cancel`)
+      .set('X-Ordering-Identity', h.identity(s.root, s.users.approver, WRITE))
+      .send({ reason: 'not mine to cancel' });
+    expect(byApprover.status).toBe(404);
+    expect(byApprover.body.error).toMatchObject({ code: 'resource_missing', param: 'id' });
+    expect((await get(`/v1/orders/${queued}`, s.users.approver)).body.status).toBe('pending_approval');
     const res = await h
       .http()
       .post(`/v1/orders/${queued}/cancel`)

@@ -4,6 +4,14 @@ import { requestObject } from './request-object';
 
 export const ADDRESS_TYPES = ['shipping', 'billing'] as const;
 
+/** What a customer account id (`cust_id`) can be: letters, digits, `_` and `-`, at most 64. */
+export const CUST_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** Whether `value` can name a customer account at all (an id outside the pattern names none). */
+export function isCustId(value: string): boolean {
+  return CUST_ID_PATTERN.test(value);
+}
+
 export const Address = z
   .looseObject({
     id: z.string().openapi({ description: 'Used as `shipping_address_id` when creating an order' }),

@@ -17,6 +17,7 @@ export const ShippingAddress = z
   .looseObject({
     attention: z.string(),
     street_1: z.string(),
+    street_2: z.string().nullable().optional().openapi({ description: "The address's second line" }),
     city: z.string(),
     region: z.string(),
     postal_code: z.string(),

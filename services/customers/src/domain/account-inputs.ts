@@ -1,9 +1,8 @@
 // What operators send to create or change accounts and addresses.
-import { CurrencyCode } from '@ordering/contracts';
+import { CUST_ID_PATTERN, CurrencyCode } from '@ordering/contracts';
 import { z } from 'zod';
 import { ADDRESS_TYPES } from './account';
 
-export const CUST_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const DOMAIN_PATTERN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 const optionalText = (max: number) => z.string().trim().max(max).nullable().optional();

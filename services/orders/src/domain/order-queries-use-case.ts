@@ -47,19 +47,28 @@ export class OrderQueriesUseCase {
     });
   }
 
-  /** Cancels an order the caller may read; 409 `order_not_cancellable` outside the allowed statuses. */
+  /** Cancels an order the caller may cancel; 409 `order_not_cancellable` outside the allowed statuses. */
   async cancel(actor: Actor, id: string, reason: string | null): Promise<Order> {
     const reader = await readerOf(actor, this.deps.directory);
     const user = await this.deps.directory.user(actor.login);
     return this.deps.db.transaction(async (scope) => {
       const order = await scope.orders.findForUpdate(id);
-      if (!order || !(await this.canRead(reader, order, scope.orders))) throw notFound(id);
+      if (!order || !(await this.canCancel(reader, order))) throw notFound(id);
       const now = this.deps.clock.now();
       order.cancel({ login: actor.login, name: user?.name ?? actor.login }, reason, now);
       await scope.orders.update(order, now);
       await scope.publish(order.drainEvents());
       return order;
     });
+  }
+
+  /**
+   * Who reads the whole tree, or the shopper who placed it. An approver reads the orders of their
+   * queue but rejects them rather than cancels (nor cancels one it approved): 404 as for any other.
+   */
+  private async canCancel(reader: Reader, order: Order): Promise<boolean> {
+    if (!(await this.deps.directory.withinReach(reader.custId, order.state.cust_id))) return false;
+    return reader.sees === 'tree' || order.state.ordered_by.login === reader.login;
   }
 
   private async canRead(reader: Reader, order: Order, orders: OrderRepository): Promise<boolean> {

@@ -29,6 +29,8 @@ export interface ShippingAddressCopy {
   [key: string]: unknown;
   attention: string;
   street_1: string;
+  /** Absent on orders placed before it was copied. */
+  street_2?: string | null;
   city: string;
   region: string;
   postal_code: string;

@@ -78,6 +78,7 @@ export async function quoteOrder(
     shipping_address: {
       attention: name,
       street_1: address.street_1,
+      street_2: typeof address.street_2 === 'string' ? address.street_2 : null,
       city: address.city,
       region: address.region,
       postal_code: address.postal_code,
