@@ -306,10 +306,11 @@ describe.each(
     expect(canConnect(policies, pods[name], collector, '4317')).toBe(true);
   });
 
-  it('webhooks deliver over HTTPS to public addresses only; nothing else leaves for the internet', () => {
+  it('webhooks deliver to public addresses only, on the port a receiver URL names; nothing else leaves for the internet', () => {
     const receiver: Endpoint = { ip: '203.0.113.20' };
-    expect(canConnect(policies, pods.webhooks, receiver, '443')).toBe(true);
-    expect(canConnect(policies, pods.webhooks, receiver, '80')).toBe(false);
+    // The API accepts https://host:8443/ as a receiver: the cluster must let it be delivered.
+    for (const port of ['443', '8443'])
+      expect(canConnect(policies, pods.webhooks, receiver, port)).toBe(true);
     for (const internal of [
       '10.1.2.3',
       '172.16.5.5',
@@ -318,12 +319,14 @@ describe.each(
       '127.0.0.1',
       '100.64.0.1',
     ]) {
-      expect(`${internal} ${canConnect(policies, pods.webhooks, { ip: internal }, '443')}`).toBe(
-        `${internal} false`,
-      );
+      for (const port of ['443', '8443'])
+        expect(`${internal}:${port} ${canConnect(policies, pods.webhooks, { ip: internal }, port)}`).toBe(
+          `${internal}:${port} false`,
+        );
     }
     for (const name of PROCESSES.filter((n) => n !== 'webhooks')) {
       expect(canConnect(policies, pods[name], receiver, '443')).toBe(false);
+      expect(canConnect(policies, pods[name], receiver, '8443')).toBe(false);
     }
   });
 });

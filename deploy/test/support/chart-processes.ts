@@ -18,7 +18,13 @@ export interface ChartProcess {
   /** '' or a key of the chart's `hosts` (api, auth). */
   publicHost: string;
   calls: string[];
-  needs: { postgresql: boolean; kafka: boolean; redis: boolean; publicHttps: boolean };
+  needs: {
+    postgresql: boolean;
+    kafka: boolean;
+    redis: boolean;
+    publicHttps: boolean;
+    publicAnyPort?: boolean;
+  };
   migrations: boolean;
 }
 
