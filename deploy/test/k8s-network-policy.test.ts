@@ -330,3 +330,59 @@ describe.each(
     }
   });
 });
+
+describe('network policies with CloudNativePG instances in the namespace', () => {
+  const namespace = ENVIRONMENTS.production.namespace;
+  const objects = renderChart<any>('production', { set: ['postgresql.cloudnativepg.enabled=true'] }).map(
+    (o) => ({ ...o, metadata: { namespace, ...o.metadata } }),
+  );
+  const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+  const ns = { name: namespace, labels: { 'kubernetes.io/metadata.name': namespace } };
+  const podOf = (name: string, ip: string): Endpoint => ({
+    namespace: ns,
+    labels: objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name).spec.template.metadata
+      .labels,
+    ip,
+  });
+  const instance = (cluster: string, ip: string): Endpoint => ({
+    namespace: ns,
+    labels: { 'cnpg.io/cluster': cluster, 'cnpg.io/instanceRole': 'primary' },
+    ip,
+  });
+  const orders = podOf('orders', '10.244.0.10');
+  const ordersDb = instance('orders-db', '10.244.1.10');
+  const ordersReplica = instance('orders-db', '10.244.1.11');
+  const operator: Endpoint = {
+    namespace: { name: 'cnpg-system', labels: { 'kubernetes.io/metadata.name': 'cnpg-system' } },
+    labels: { 'app.kubernetes.io/name': 'cloudnative-pg' },
+    ip: '10.244.7.7',
+  };
+
+  it('the processes reach the instances on PostgreSQL; the instances reach each other; the operator its ports', () => {
+    expect(canConnect(policies, orders, ordersDb, '5432')).toBe(true);
+    expect(canConnect(policies, orders, ordersDb, '8000')).toBe(false);
+    expect(canConnect(policies, ordersReplica, ordersDb, '5432')).toBe(true);
+    expect(canConnect(policies, ordersReplica, ordersDb, '8000')).toBe(true);
+    expect(canConnect(policies, operator, ordersDb, '8000')).toBe(true);
+    expect(canConnect(policies, operator, ordersDb, '5432')).toBe(true);
+  });
+
+  it('nothing else reaches them, and the processes stay under the default deny', () => {
+    const stranger: Endpoint = { namespace: ns, labels: { app: 'debug-shell' }, ip: '10.244.0.99' };
+    const elsewhere: Endpoint = {
+      namespace: { name: 'someone-else', labels: { 'kubernetes.io/metadata.name': 'someone-else' } },
+      labels: { 'app.kubernetes.io/name': 'cloudnative-pg' },
+      ip: '10.244.8.8',
+    };
+    for (const source of [stranger, elsewhere]) {
+      expect(canConnect(policies, source, ordersDb, '5432')).toBe(false);
+      expect(canConnect(policies, source, ordersDb, '8000')).toBe(false);
+    }
+    expect(canConnect(policies, stranger, podOf('customers', '10.244.0.12'), '8103')).toBe(false);
+    expect(canConnect(policies, orders, { ip: '203.0.113.20' }, '443')).toBe(false);
+  });
+
+  it("the instances may call the Kubernetes API (their manager's status and leader election)", () => {
+    expect(canConnect(policies, ordersDb, { ip: '10.96.0.1' }, '443')).toBe(true);
+  });
+});
