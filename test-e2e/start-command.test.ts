@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { PG_ADMIN_URL, waitUntil } from '@ordering/testing';
-import { freePort } from './support/service-process';
+import { freePortsBelowEphemeral } from './support/service-process';
 import { spansWithoutParent, zipkinReader, type ZipkinSpan } from './support/zipkin-traces';
 
 jest.setTimeout(330_000);
@@ -61,8 +61,8 @@ beforeAll(async () => {
     'ZIPKIN',
     'PORTAL',
   ];
-  ports = {};
-  for (const name of names) ports[name] = await freePort();
+  const chosen = await freePortsBelowEphemeral(names.length);
+  ports = Object.fromEntries(names.map((name, i) => [name, chosen[i]!]));
   // The platform's own settings, not the test run's (which points at the test broker).
   const {
     KAFKA_BROKERS: _brokers,

@@ -32,6 +32,28 @@ export function freePort(): Promise<number> {
   });
 }
 
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Free ports below the kernel's ephemeral range (32768-60999 on Linux), for processes that bind
+ * them long after they are chosen (`./dev up` checks its ports once Kafka has started): a port from
+ * `freePort` may meanwhile be handed to another test's listener or outgoing connection.
+ */
+export async function freePortsBelowEphemeral(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (!ports.has(port) && (await canListen(port))) ports.add(port);
+  }
+  return [...ports];
+}
+
 function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
