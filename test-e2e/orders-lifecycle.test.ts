@@ -2,7 +2,9 @@
 // and shoppers sign in with the authorization code flow on the real sign-in page), each service as
 // its own process on real PostgreSQL and Kafka, every event read back from Kafka with a raw
 // consumer in order for its order. The real catalog service prices every order. Every process
-// exports its spans to a real Zipkin, and an order's trace is read back from it.
+// exports its spans to a real Zipkin, and an order's trace is read back from it. Every answer of
+// the API the tests read is also checked against the served OpenAPI document (status, required
+// headers, body schema).
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -35,6 +37,7 @@ import {
   startOrdersProcess,
   startWebhooksProcess,
 } from './support/platform-processes';
+import { ResponseConformance } from './support/response-conformance';
 import { type ServiceProcess, freePort } from './support/service-process';
 import {
   type TestZipkin,
@@ -76,6 +79,7 @@ let ordersEnv: Parameters<typeof startOrdersProcess>[0];
 let ordersPort: number;
 const tokens: Record<string, string> = {};
 let address: { acme: string; other: string };
+let conformance: ResponseConformance;
 
 async function registerClient(custId: string, scopes: string, options: string[]) {
   let printed = '';
@@ -134,7 +138,17 @@ async function api(who: string, method: string, p: string, body?: unknown) {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as Json };
+  const answer = {
+    status: res.status,
+    headers: res.headers,
+    body: (text ? JSON.parse(text) : undefined) as Json,
+  };
+  const template = conformance.templateOf(p);
+  expect({
+    call: `${method} ${p}`,
+    problems: template ? conformance.problems(method, template, answer) : ['no path of the document'],
+  }).toEqual({ call: `${method} ${p}`, problems: [] });
+  return answer;
 }
 
 const small = () => ({
@@ -328,6 +342,9 @@ beforeAll(async () => {
     },
     env: tracing,
   });
+  conformance = new ResponseConformance(
+    (await (await fetch(`${gateway.url}/v1/openapi.json`)).json()) as Json,
+  );
 
   const admin = new CustomersAdminClient({ baseUrl: customers.url, internalIdentitySecret: secret });
   const addr = {

@@ -23,6 +23,24 @@ export class ResponseConformance {
       .reduce((n: Json, key: string) => n[key.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
   }
 
+  /** The document's path template of a concrete path (`/v1/orders/ord_1?x=1` is `/v1/orders/{id}`). */
+  templateOf(path: string): string | undefined {
+    const segments = path.split('?')[0]!.split('/');
+    let best: { template: string; literals: number } | undefined;
+    for (const template of Object.keys(this.doc.paths as Json)) {
+      const parts = template.split('/');
+      if (parts.length !== segments.length) continue;
+      let literals = 0;
+      const matches = parts.every((part, i) => {
+        if (/^\{[^}]+\}$/.test(part)) return true;
+        literals += 1;
+        return part === segments[i];
+      });
+      if (matches && (!best || literals > best.literals)) best = { template, literals };
+    }
+    return best?.template;
+  }
+
   /** Every problem of `res` as an answer of `method pathTemplate`; empty when it conforms. */
   problems(
     method: string,
