@@ -43,6 +43,19 @@ function rotatingAuthServer() {
   const used = new Set<string>();
   let revoked = false;
   let n = 0;
+  /** The next token set: at-<n>, rt-<n>. */
+  const issue = (): IssuedTokens => {
+    n += 1;
+    return {
+      accessToken: `at-${n}`,
+      accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 300,
+      refreshToken: `rt-${n}`,
+      scopes: ['openid', 'profile', 'admin:all'],
+      name: 'Pat',
+      login: 'pat',
+      custId: 'ACME',
+    };
+  };
   const server = {
     calls: 0,
     /** Refresh tokens revoked through the revocation endpoint. */
@@ -51,16 +64,7 @@ function rotatingAuthServer() {
       server.revokedTokens.push(token);
     },
     async finishSignIn(): Promise<IssuedTokens> {
-      n += 1;
-      return {
-        accessToken: `at-${n}`,
-        accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 300,
-        refreshToken: `rt-${n}`,
-        scopes: ['openid', 'profile', 'admin:all'],
-        name: 'Pat',
-        login: 'pat',
-        custId: 'ACME',
-      };
+      return issue();
     },
     get revoked() {
       return revoked;
@@ -73,94 +77,11 @@ function rotatingAuthServer() {
         throw new Error('invalid_grant: refresh token reused, grant revoked');
       }
       used.add(token);
-      n += 1;
-      return {
-        accessToken: `at-${n}`,
-        accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 300,
-        refreshToken: `rt-${n}`,
-        scopes: ['openid', 'profile', 'admin:all'],
-        name: 'Pat',
-        login: 'pat',
-        custId: 'ACME',
-      };
+      return issue();
     },
   };
   return server;
 }
-
-async function requestWith(deps: PortalDeps, cookie: string, load = loadSession): Promise<Request> {
-  const req = { headers: { cookie } } as unknown as Request;
-  await new Promise<void>((resolve) => {
-    void load(deps)(req, {} as Response, () => resolve());
-  });
-  return req;
-}
-
-it('two requests of one session near expiry share one refresh (a reused refresh token revokes the grant)', async () => {
-  const auth = rotatingAuthServer();
-  const deps: PortalDeps = {
-    sessions,
-    auth: auth as unknown as AuthServer,
-    api: new PlatformApi('http://127.0.0.1:9', 1000),
-    logger: createLogger({ service: 'developer-portal-test', level: 'silent' }),
-    publicUrl: 'http://127.0.0.1:18699',
-    cookieSecure: false,
-  };
-  const expiring: PortalSession = {
-    name: 'Pat',
-    login: 'pat',
-    custId: 'ACME',
-    scopes: ['openid', 'profile', 'admin:all'],
-    accessToken: 'at-0',
-    accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 10,
-    refreshToken: 'rt-0',
-    csrfToken: 'csrf',
-  };
-  const id = await sessions.create(expiring);
-  const cookie = `portal_session=${id}`;
-  const [a, b] = await Promise.all([requestWith(deps, cookie), requestWith(deps, cookie)]);
-  await expect(Promise.all([apiFor(deps, a), apiFor(deps, b)])).resolves.toHaveLength(2);
-  expect(auth.calls).toBe(1);
-  expect(auth.revoked).toBe(false);
-  const stored = await sessions.find(id);
-  expect(stored).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
-
-  // A request that loaded the session before it was refreshed elsewhere does not refresh it again.
-  const late = await requestWith(deps, cookie);
-  await sessions.save(id, expiring);
-  const stale = await requestWith(deps, cookie);
-  await sessions.save(id, stored!);
-  await apiFor(deps, stale);
-  await apiFor(deps, late);
-  expect(auth.calls).toBe(1);
-});
-
-it('a request still running when its session was signed out does not refresh it back to life', async () => {
-  const auth = rotatingAuthServer();
-  const deps: PortalDeps = {
-    sessions,
-    auth: auth as unknown as AuthServer,
-    api: new PlatformApi('http://127.0.0.1:9', 1000),
-    logger: createLogger({ service: 'developer-portal-test', level: 'silent' }),
-    publicUrl: 'http://127.0.0.1:18699',
-    cookieSecure: false,
-  };
-  const id = await sessions.create({
-    name: 'Pat',
-    login: 'pat',
-    custId: 'ACME',
-    scopes: ['openid', 'profile', 'admin:all'],
-    accessToken: 'at-0',
-    accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 10,
-    refreshToken: 'rt-0',
-    csrfToken: 'csrf',
-  });
-  const req = await requestWith(deps, `portal_session=${id}`);
-  await sessions.take(id); // signed out in another tab
-  await expect(apiFor(deps, req)).rejects.toMatchObject({ status: 401 });
-  expect(auth.calls).toBe(0);
-  expect(await sessions.find(id)).toBeUndefined();
-});
 
 function depsWith(auth: ReturnType<typeof rotatingAuthServer>): PortalDeps {
   return {
@@ -185,6 +106,48 @@ function expiringSession(refreshToken = 'rt-0'): PortalSession {
     csrfToken: 'csrf',
   };
 }
+
+async function requestWith(deps: PortalDeps, cookie: string, load = loadSession): Promise<Request> {
+  const req = { headers: { cookie } } as unknown as Request;
+  await new Promise<void>((resolve) => {
+    void load(deps)(req, {} as Response, () => resolve());
+  });
+  return req;
+}
+
+it('two requests of one session near expiry share one refresh (a reused refresh token revokes the grant)', async () => {
+  const auth = rotatingAuthServer();
+  const deps = depsWith(auth);
+  const expiring = expiringSession();
+  const id = await sessions.create(expiring);
+  const cookie = `portal_session=${id}`;
+  const [a, b] = await Promise.all([requestWith(deps, cookie), requestWith(deps, cookie)]);
+  await expect(Promise.all([apiFor(deps, a), apiFor(deps, b)])).resolves.toHaveLength(2);
+  expect(auth.calls).toBe(1);
+  expect(auth.revoked).toBe(false);
+  const stored = await sessions.find(id);
+  expect(stored).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
+
+  // A request that loaded the session before it was refreshed elsewhere does not refresh it again.
+  const late = await requestWith(deps, cookie);
+  await sessions.save(id, expiring);
+  const stale = await requestWith(deps, cookie);
+  await sessions.save(id, stored!);
+  await apiFor(deps, stale);
+  await apiFor(deps, late);
+  expect(auth.calls).toBe(1);
+});
+
+it('a request still running when its session was signed out does not refresh it back to life', async () => {
+  const auth = rotatingAuthServer();
+  const deps = depsWith(auth);
+  const id = await sessions.create(expiringSession());
+  const req = await requestWith(deps, `portal_session=${id}`);
+  await sessions.take(id); // signed out in another tab
+  await expect(apiFor(deps, req)).rejects.toMatchObject({ status: 401 });
+  expect(auth.calls).toBe(0);
+  expect(await sessions.find(id)).toBeUndefined();
+});
 
 it('two replicas refresh one session once: one holds the lock in Redis, the other waits for its tokens', async () => {
   const auth = rotatingAuthServer();
