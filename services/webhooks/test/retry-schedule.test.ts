@@ -2,6 +2,8 @@
 // a receiver that always fails gets attempts with growing, jittered gaps until the horizon, then the
 // delivery is `failed`; replay of one and of a time range (with a dry run) sends it again with the
 // same Service-Delivery. The rotated-out secret stops signing once its 24 h are over.
+import { createLogger } from '@ordering/http';
+import { type InMemoryTracing, startInMemoryTracing } from '@ordering/telemetry';
 import { waitUntil } from '@ordering/testing';
 import {
   FIRST_RETRY_MS,
@@ -16,15 +18,28 @@ import { verifyWithStripe } from './support/stripe-verifier';
 
 let h: Harness;
 let receiver: Receiver;
+let tracing: InMemoryTracing;
+/** What the service logged at info and above. */
+const logged: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
+  tracing = startInMemoryTracing();
   receiver = await startReceiver();
-  h = await startHarness({ env: { DELIVERY_CLOCK_SPEED: '20000', DELIVERY_POLL_MS: '10' } });
+  const logger = createLogger({
+    service: 'webhooks',
+    level: 'info',
+    destination: { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  h = await startHarness({
+    env: { DELIVERY_CLOCK_SPEED: '20000', DELIVERY_POLL_MS: '10' },
+    service: { logger },
+  });
 });
 afterAll(async () => {
   await receiver?.close();
   await h?.stop();
   await disconnectProducer();
+  await tracing.shutdown();
 });
 
 interface Delivery {
@@ -86,6 +101,31 @@ describe('the schedule', () => {
     // The gaps grow to the 3 h cap (less jitter), far above any real-time overhead on this clock.
     expect(Math.max(...gaps)).toBeGreaterThanOrEqual(MAX_RETRY_INTERVAL_MS * 0.75);
     expect(receiver.received('/always-500')).toHaveLength(failed!.attempts.length);
+    // On-call reads each failed attempt and the giving up in the log, with the event's trace id.
+    const lines = logged.filter((l) => l.delivery_id === failed!.id);
+    const retried = lines.filter((l) => l.msg === 'webhook attempt failed; it will be retried');
+    expect(retried).toHaveLength(failed!.attempts.length - 1);
+    expect(retried[0]).toMatchObject({
+      level: 'info',
+      subscription_id: sub.id,
+      event_type: 'user.created',
+      attempt: 1,
+      status_code: 500,
+      next_attempt_at: expect.any(String),
+      trace_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
+    const attemptTraces = tracing
+      .spans()
+      .filter((span) => span.attributes['ordering.delivery_id'] === failed!.id)
+      .map((span) => span.spanContext().traceId);
+    expect(attemptTraces).toContain(retried[0]!.trace_id);
+    expect(lines.filter((l) => l.level === 'warn')).toEqual([
+      expect.objectContaining({
+        msg: 'webhook delivery failed for good: its retries are over',
+        attempt: failed!.attempts.length,
+        next_attempt_at: null,
+      }),
+    ]);
 
     // Replay one: pending again, same Service-Delivery, now to a receiver that answers 200.
     receiver.on('/always-500', () => ({ status: 200 }));

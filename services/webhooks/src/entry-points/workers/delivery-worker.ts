@@ -218,8 +218,7 @@ export class DeliveryWorker implements EntryPoint {
         error: `not sent: ${(err as Error).message}`,
         responseExcerpt: null,
       });
-      if (outcome.status === 'failed') recordDeliveryGivenUp({ eventType: row.event_type });
-      this.outcomes.push(outcome);
+      this.recordOutcome(row, outcome);
       await this.flush();
       return;
     }
@@ -258,9 +257,36 @@ export class DeliveryWorker implements EntryPoint {
       },
     );
     outcome = this.outcomeOf(row, result);
-    if (outcome.status === 'failed') recordDeliveryGivenUp({ eventType: row.event_type });
-    this.outcomes.push(outcome);
+    this.recordOutcome(row, outcome);
     await this.flush();
+  }
+
+  /**
+   * Queues the outcome for the batch write and tells on-call about a failure: each failed attempt
+   * is an info line (when it is tried next), a delivery given up a warning; both carry the event's
+   * trace id. A success is in the attempt metrics and the deliveries list, not the log.
+   */
+  private recordOutcome(row: DeliveryRow, outcome: AttemptOutcome): void {
+    this.outcomes.push(outcome);
+    if (outcome.status === 'succeeded') return;
+    const traceId = row.trace_context?.traceparent?.split('-')[1];
+    const fields = {
+      delivery_id: row.id,
+      subscription_id: row.subscription_id,
+      event_id: row.event_id,
+      event_type: row.event_type,
+      attempt: row.attempt_count + 1,
+      status_code: outcome.attempt.status_code,
+      error: outcome.attempt.error,
+      next_attempt_at: outcome.nextAttemptAt?.toISOString() ?? null,
+      ...(traceId ? { trace_id: traceId } : {}),
+    };
+    if (outcome.status === 'failed') {
+      recordDeliveryGivenUp({ eventType: row.event_type });
+      this.o.logger.warn(fields, 'webhook delivery failed for good: its retries are over');
+    } else {
+      this.o.logger.info(fields, 'webhook attempt failed; it will be retried');
+    }
   }
 
   private outcomeOf(
