@@ -162,22 +162,59 @@ export class DeliveryWorker implements EntryPoint {
       this.o.subscriptions.findByIds(subscriptionIds),
       this.o.subscriptions.activeSecrets(subscriptionIds, this.o.clock.now()),
     ]);
+    const opened = this.openSecrets(secrets);
+    let unsigned = 0;
     for (const row of rows) {
       const subscription = subscriptions.get(row.subscription_id);
       if (!subscription) continue; // deleted meanwhile: its deliveries went with it
-      const sealed = secrets.get(row.subscription_id) ?? [];
+      const signing = opened.get(row.subscription_id) ?? [];
+      if (signing instanceof Error) {
+        // Never sent unsigned; a failed attempt of its own, so the rest of the batch goes out.
+        this.recordOutcome(
+          row,
+          this.outcomeOf(row, {
+            ok: false,
+            statusCode: null,
+            latencyMs: 0,
+            error: `not sent: ${signing.message}`,
+            responseExcerpt: null,
+          }),
+        );
+        unsigned++;
+        continue;
+      }
       const queue = this.queues.get(row.subscription_id) ?? [];
-      queue.push({
-        row,
-        subscription,
-        secrets: sealed.map((s) => this.o.secrets.open(s)),
-        leaseEndsAt: claimedAt + this.o.leaseMs,
-      });
+      queue.push({ row, subscription, secrets: signing, leaseEndsAt: claimedAt + this.o.leaseMs });
       this.queues.set(row.subscription_id, queue);
       this.queued++;
     }
     for (const id of subscriptionIds) this.pump(id);
+    if (unsigned > 0) await this.flush();
     return rows.length >= capacity;
+  }
+
+  /**
+   * Each subscription's signing secrets, opened; an Error for a subscription whose secret does not
+   * open (stored under another SIGNING_SECRETS_KEY, or damaged), logged once per claim. One such
+   * subscription must not stop the deliveries of every other one in the batch.
+   */
+  private openSecrets(sealed: Map<string, string[]>): Map<string, string[] | Error> {
+    const opened = new Map<string, string[] | Error>();
+    for (const [subscriptionId, secrets] of sealed) {
+      try {
+        opened.set(
+          subscriptionId,
+          secrets.map((s) => this.o.secrets.open(s)),
+        );
+      } catch (err) {
+        this.o.logger.error(
+          { err, subscription_id: subscriptionId },
+          "a subscription's signing secret does not open with SIGNING_SECRETS_KEY; its deliveries are not sent",
+        );
+        opened.set(subscriptionId, new Error("the subscription's signing secret cannot be opened"));
+      }
+    }
+    return opened;
   }
 
   private pump(subscriptionId: string): void {

@@ -1,8 +1,12 @@
-// A subscription deleted while one of its deliveries is being attempted (the worker has sent it and
-// waits for the receiver's answer): the answer comes back for a delivery that no longer exists. The
-// worker goes on delivering and recording everyone else's deliveries, and logs no failure.
-// (Its attempt once failed the foreign key of the whole batch of outcomes on every retry: the
-// worker recorded nothing more.)
+// One subscription's fault never stops the others' deliveries.
+// - A subscription deleted while one of its deliveries is being attempted (the worker has sent it
+//   and waits for the receiver's answer): the answer comes back for a delivery that no longer
+//   exists. The worker goes on delivering and recording everyone else's deliveries, and logs no
+//   failure. (Its attempt once failed the foreign key of the whole batch of outcomes on every
+//   retry: the worker recorded nothing more.)
+// - A subscription whose signing secret does not open (stored under another SIGNING_SECRETS_KEY, or
+//   damaged): its deliveries are not sent, each gets a failed attempt saying why and is retried,
+//   and the batch they were claimed with goes out. (One such secret once failed every claim.)
 import { createLogger } from '@ordering/http';
 import { waitUntil } from '@ordering/testing';
 import { disconnectProducer, type Harness, startHarness } from './support/harness';
@@ -11,7 +15,13 @@ import { type Answer, type Receiver, startReceiver } from './support/receiver';
 let h: Harness;
 let receiver: Receiver;
 /** Warnings and errors logged by the service. */
-const logged: { msg?: string; err?: { message?: string }; res?: { statusCode?: number } }[] = [];
+const logged: {
+  msg?: string;
+  level?: string;
+  subscription_id?: string;
+  err?: { message?: string };
+  res?: { statusCode?: number };
+}[] = [];
 
 // Room for a shared, busy 2-core machine (the service joins its Kafka group first).
 jest.setTimeout(60_000);
@@ -41,6 +51,7 @@ function warnings(): string[] {
 interface Delivery {
   id: string;
   status: string;
+  next_attempt_at: string | null;
   attempts: { status_code: number | null; error: string | null }[];
 }
 
@@ -109,4 +120,42 @@ it('the answer for a delivery whose subscription was deleted meanwhile does not 
   // The deleted subscription's delivery was not sent again, and nothing failed on the way.
   expect(receiver.received('/deleted-mid-attempt')).toHaveLength(1);
   expect(warnings()).toEqual([]);
+});
+
+it("a subscription whose signing secret does not open gets failed attempts; the other subscriptions' deliveries go out", async () => {
+  const broken = await subscribe('/secret-broken');
+  const fine = await subscribe('/secret-fine');
+  // Sealed under another key: the worker's SIGNING_SECRETS_KEY cannot open it.
+  await h.db
+    .knex('webhook_secrets')
+    .where({ subscription_id: broken.id })
+    .update({ secret_encrypted: 'v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA' });
+  await h.publishUserEvent(h.P);
+  await waitUntil(
+    async () => (await deliveriesOf(fine.id))[0]?.status === 'succeeded',
+    10_000,
+    "the other subscription's delivery",
+  );
+  await waitUntil(
+    async () => ((await deliveriesOf(broken.id))[0]?.attempts.length ?? 0) > 0,
+    10_000,
+    "the broken subscription's failed attempt",
+  );
+  const [unsigned] = await deliveriesOf(broken.id);
+  expect(unsigned).toMatchObject({ status: 'pending', next_attempt_at: expect.any(String) });
+  expect(unsigned!.attempts[0]).toEqual(
+    expect.objectContaining({
+      status_code: null,
+      error: "not sent: the subscription's signing secret cannot be opened",
+    }),
+  );
+  expect(receiver.received('/secret-broken')).toHaveLength(0);
+  expect(receiver.received('/secret-fine')).toHaveLength(1);
+  expect(logged).toContainEqual(
+    expect.objectContaining({
+      level: 'error',
+      subscription_id: broken.id,
+      msg: "a subscription's signing secret does not open with SIGNING_SECRETS_KEY; its deliveries are not sent",
+    }),
+  );
 });
