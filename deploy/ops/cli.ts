@@ -106,7 +106,19 @@ program
 
 addServiceCommands(program);
 
+/** What went wrong, for a person: a contract's refusal as one line per problem, not its JSON. */
+function problemOf(err: unknown): string {
+  const issues = (err as { issues?: unknown }).issues;
+  if (err instanceof Error && err.name === 'ZodError' && Array.isArray(issues)) {
+    const lines = (issues as { path: PropertyKey[]; message: string }[]).map(
+      (issue) => `  - ${issue.path.map(String).join('.') || '(the value)'}: ${issue.message}`,
+    );
+    return ['invalid input:', ...lines].join('\n');
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
 program.parseAsync(process.argv).catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
+  console.error(problemOf(err));
   process.exit(1);
 });

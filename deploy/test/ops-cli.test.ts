@@ -75,6 +75,14 @@ describe('ops fulfilment', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/status/);
   });
+
+  it("names each missing or bad field of a shipped update in a line of its own, not the contract's JSON", async () => {
+    const result = await ops(['fulfilment', unique('ord'), 'shipped', '--brokers', brokers.join(',')]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('invalid input:');
+    expect(result.stderr).toMatch(/^ {2}- shipment\.tracking_number: .+$/m);
+    expect(result.stderr).not.toMatch(/"code":|^\[/m);
+  });
 });
 
 describe('ops event', () => {
