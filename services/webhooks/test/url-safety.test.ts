@@ -35,6 +35,9 @@ describe('address kinds', () => {
     ['fd00::1', 'uniqueLocal'],
     ['fd00:ec2::254', 'metadata'],
     ['::ffff:10.0.0.1', 'private'],
+    ['::7f00:1', 'ipv4Compatible'],
+    ['::a00:1', 'ipv4Compatible'],
+    ['::808:808', 'ipv4Compatible'],
     ['ff02::1', 'multicast'],
   ])('%s is refused (%s)', (address, kind) => {
     expect(refusedAddressKind(address)).toBe(kind);
@@ -75,6 +78,7 @@ describe('at creation (production setting: public https only)', () => {
     ['https://[fd12::1]/hook', 'uniqueLocal'],
     ['https://[fe80::1]/hook', 'linkLocal'],
     ['https://[::ffff:192.168.0.1]/hook', 'private'],
+    ['https://[::7f00:1]/hook', 'ipv4Compatible'],
     ['https://internal.example.test/hook', '10.0.0.5'],
     ['https://mixed.example.test/hook', '192.168.0.7'],
     ['https://metadata.example.test/hook', 'metadata'],

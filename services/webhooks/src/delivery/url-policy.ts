@@ -38,6 +38,14 @@ export function refusedAddressKind(address: string, allowLoopback = false): stri
   const normal = parsed.toString();
   if (METADATA_ADDRESSES.has(normal)) return 'metadata';
   const range = parsed.range();
+  // ::a.b.c.d, the deprecated IPv4-compatible form (RFC 4291 2.5.5.1): ipaddr.js calls it unicast,
+  // but a stack that still maps it would reach the IPv4 address inside (::7f00:1 is 127.0.0.1).
+  if (
+    range === 'unicast' &&
+    parsed.kind() === 'ipv6' &&
+    (parsed as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)
+  )
+    return 'ipv4Compatible';
   if (range === 'unicast') return undefined;
   if (range === 'loopback' && allowLoopback) return undefined;
   return range;
