@@ -114,7 +114,16 @@ function canConnect(policies: any[], source: Endpoint, destination: Endpoint, po
   );
 }
 
-const ALL_PROCESSES = ['gateway', 'auth', 'orders', 'catalog', 'customers', 'approvals', 'webhooks'] as const;
+const ALL_PROCESSES = [
+  'gateway',
+  'auth',
+  'orders',
+  'catalog',
+  'customers',
+  'approvals',
+  'webhooks',
+  'developer-portal',
+] as const;
 type Process = (typeof ALL_PROCESSES)[number];
 
 /** Which in-namespace calls the architecture has (docs/architecture.md): caller -> callees. */
@@ -126,6 +135,7 @@ const CALLS: Record<Process, Process[]> = {
   customers: [],
   approvals: ['orders', 'customers'], // the preview's quote; reach of approvers, account admins
   webhooks: ['catalog', 'customers'], // per-account item views; account reach of deliveries
+  'developer-portal': ['gateway'], // the API with the signed-in admin's token
 };
 /** Who uses which infrastructure. */
 const USES: Record<Process, { pg: boolean; kafka: boolean; redis: boolean }> = {
@@ -136,6 +146,7 @@ const USES: Record<Process, { pg: boolean; kafka: boolean; redis: boolean }> = {
   customers: { pg: true, kafka: true, redis: false },
   approvals: { pg: true, kafka: true, redis: false },
   webhooks: { pg: true, kafka: true, redis: false },
+  'developer-portal': { pg: false, kafka: false, redis: true }, // sessions
 };
 
 const enabledByDefault = new Set(
@@ -216,9 +227,9 @@ describe.each(
   });
 
   it.each(PROCESSES)(
-    'from outside the namespace, %s is reachable only if it is the gateway or auth',
+    'from outside the namespace, %s is reachable only if it is the gateway, auth or the portal',
     (name) => {
-      const publicHost = name === 'gateway' || name === 'auth';
+      const publicHost = name === 'gateway' || name === 'auth' || name === 'developer-portal';
       expect(canConnect(policies, ingressController, pods[name], 'http')).toBe(publicHost);
       expect(canConnect(policies, otherNamespacePod, pods[name], 'http')).toBe(publicHost);
     },
@@ -240,7 +251,7 @@ describe.each(
     expect(canConnect(policies, pods[name], dns, '53')).toBe(true);
   });
 
-  it('PostgreSQL and Kafka for the services with a database, Redis for the gateway and auth only', () => {
+  it('PostgreSQL and Kafka for the services with a database, Redis for the gateway, auth and the portal only', () => {
     const uses = USES;
     for (const name of PROCESSES) {
       const actual = {
@@ -324,10 +335,18 @@ describe.each(
           `${internal}:${port} false`,
         );
     }
-    for (const name of PROCESSES.filter((n) => n !== 'webhooks')) {
+    for (const name of PROCESSES.filter((n) => n !== 'webhooks' && n !== 'developer-portal')) {
       expect(canConnect(policies, pods[name], receiver, '443')).toBe(false);
       expect(canConnect(policies, pods[name], receiver, '8443')).toBe(false);
     }
+  });
+
+  it('the portal reaches the public OAuth host over HTTPS (443 only), and no private address', () => {
+    if (!PROCESSES.includes('developer-portal')) return;
+    const oauthHost: Endpoint = { ip: '203.0.113.30' };
+    expect(canConnect(policies, pods['developer-portal'], oauthHost, '443')).toBe(true);
+    expect(canConnect(policies, pods['developer-portal'], oauthHost, '8443')).toBe(false);
+    expect(canConnect(policies, pods['developer-portal'], { ip: '10.1.2.3' }, '443')).toBe(false);
   });
 });
 
