@@ -9,6 +9,10 @@ import { FulfilmentUpdate, TOPICS, exampleUser, parseEvent } from '@ordering/con
 import { createKnex, dropDatabase, ensureDatabase, withDatabase } from '@ordering/db';
 import { PG_ADMIN_URL, readTopic, unique, type TopicReader } from '@ordering/testing';
 
+/** This file's import files, removed after its tests. */
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'ops-'));
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:29092').split(',');
 const kafka = new Kafka({ clientId: unique('ops-cli-test'), brokers, logLevel: logLevel.NOTHING });
 const root = path.resolve(__dirname, '..', '..');
@@ -88,7 +92,7 @@ describe('ops fulfilment', () => {
 describe('ops event', () => {
   it('publishes a domain event in the spec envelope to its topic', async () => {
     const login = unique('ops-user');
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ops-')), 'user.json');
+    const file = path.join(scratch, 'user.json');
     fs.writeFileSync(file, JSON.stringify(exampleUser({ login, id: login, cust_id: 'OPS' })));
     const result = await ops([
       'event',
@@ -108,7 +112,7 @@ describe('ops event', () => {
   });
 
   it('refuses data that does not match the event type', async () => {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ops-')), 'bad.json');
+    const file = path.join(scratch, 'bad.json');
     fs.writeFileSync(file, JSON.stringify({ login: 42 }));
     const result = await ops([
       'event',

@@ -5,6 +5,10 @@ import path from 'node:path';
 import { catalogCommand, parseTiers } from '../src/entry-points/cli/catalog-command';
 import { type CatalogHarness, startCatalogHarness } from './support/catalog-harness';
 
+/** This file's import files, removed after its tests. */
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'catalog-cli-'));
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
 let h: CatalogHarness;
 let printed: string[];
 let spy: jest.SpyInstance;
@@ -86,7 +90,7 @@ it('builds a catalog an account sees: categories, items, stock, visibility, a pr
     price_list_id: 'CLI-LIST',
   });
 
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalog-cli-')), 'items.csv');
+  const file = path.join(scratch, 'items.csv');
   fs.writeFileSync(file, 'item_code,name,category_id,currency,pricing\nPAP-1,Paper,paper,USD,1:599\n');
   expect(await run('items', 'import', file)).toMatchObject({ imported: 1, created: 1 });
 
@@ -109,7 +113,7 @@ it('builds a catalog an account sees: categories, items, stock, visibility, a pr
 
 it('refuses an import file that is not UTF-8, naming its lines, and sends nothing', async () => {
   await run('categories', 'create', 'cups', '--name', 'Cups');
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'catalog-cli-')), 'latin1.csv');
+  const file = path.join(scratch, 'latin1.csv');
   // Saved as Windows-1252 / Latin-1 (a spreadsheet's default): "é" is the single byte 0xE9.
   fs.writeFileSync(
     file,
