@@ -176,7 +176,7 @@ function tokensOf(t: FreshTokens): FreshTokens {
 const refreshing = new Map<string, Promise<FreshTokens>>();
 
 /** How long one replica may hold a session's refresh (the auth call's timeout and some). */
-export const REFRESH_LOCK_MS = 15_000;
+const REFRESH_LOCK_MS = 15_000;
 const REFRESH_POLL_MS = 50;
 
 /**

@@ -170,16 +170,7 @@ export class DeliveryWorker implements EntryPoint {
       const signing = opened.get(row.subscription_id) ?? [];
       if (signing instanceof Error) {
         // Never sent unsigned; a failed attempt of its own, so the rest of the batch goes out.
-        this.recordOutcome(
-          row,
-          this.outcomeOf(row, {
-            ok: false,
-            statusCode: null,
-            latencyMs: 0,
-            error: `not sent: ${signing.message}`,
-            responseExcerpt: null,
-          }),
-        );
+        this.recordOutcome(row, this.notSent(row, signing.message));
         unsigned++;
         continue;
       }
@@ -242,20 +233,12 @@ export class DeliveryWorker implements EntryPoint {
 
   private async deliver(item: Queued): Promise<void> {
     const { row, subscription } = item;
-    let outcome: AttemptOutcome;
     let body: string | null;
     try {
       body = this.o.bodyFor ? await this.o.bodyFor(row, subscription) : JSON.stringify(row.event);
     } catch (err) {
       // What the event carries could not be read (e.g. the catalog is down): a failed attempt, retried.
-      outcome = this.outcomeOf(row, {
-        ok: false,
-        statusCode: null,
-        latencyMs: 0,
-        error: `not sent: ${(err as Error).message}`,
-        responseExcerpt: null,
-      });
-      this.recordOutcome(row, outcome);
+      this.recordOutcome(row, this.notSent(row, (err as Error).message));
       await this.flush();
       return;
     }
@@ -293,8 +276,7 @@ export class DeliveryWorker implements EntryPoint {
         return { ...sent, status: sent.statusCode };
       },
     );
-    outcome = this.outcomeOf(row, result);
-    this.recordOutcome(row, outcome);
+    this.recordOutcome(row, this.outcomeOf(row, result));
     await this.flush();
   }
 
@@ -324,6 +306,17 @@ export class DeliveryWorker implements EntryPoint {
     } else {
       this.o.logger.info(fields, 'webhook attempt failed; it will be retried');
     }
+  }
+
+  /** A failed attempt that sent nothing (retried like any failure), saying why. */
+  private notSent(row: DeliveryRow, why: string): AttemptOutcome {
+    return this.outcomeOf(row, {
+      ok: false,
+      statusCode: null,
+      latencyMs: 0,
+      error: `not sent: ${why}`,
+      responseExcerpt: null,
+    });
   }
 
   private outcomeOf(
