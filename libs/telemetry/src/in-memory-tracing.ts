@@ -1,14 +1,16 @@
-// For tests: a tracer provider that keeps finished spans in memory, with the same context manager
+// For tests: the platform's tracer provider (lean-tracer.ts) keeping finished spans in memory, with the same context manager
 // and W3C propagation as production, so a test can assert which spans a flow produced.
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
+  AlwaysOnSampler,
   InMemorySpanExporter,
+  ParentBasedSampler,
   SimpleSpanProcessor,
-  TracerProvider,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace';
+import { LeanTracerProvider } from './lean-tracer';
 
 export interface InMemoryTracing {
   /** Spans finished so far, in the order they ended. */
@@ -23,7 +25,10 @@ export type { ReadableSpan };
 
 export function startInMemoryTracing(): InMemoryTracing {
   const exporter = new InMemorySpanExporter();
-  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  const provider = new LeanTracerProvider({
+    sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   if (!context.setGlobalContextManager(contextManager)) {
     throw new Error(

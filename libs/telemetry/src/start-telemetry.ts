@@ -1,4 +1,4 @@
-// OpenTelemetry start-up for a process: a tracer provider with a parent-based ratio sampler and one
+// OpenTelemetry start-up for a process: a tracer provider (lean-tracer.ts) with a parent-based ratio sampler and one
 // exporter, W3C trace context, and a meter provider read by Prometheus at /metrics. No
 // auto-instrumentation: the spans are the few manual ones an on-call engineer reads (see README),
 // which cost a small fraction of what patching http, express, undici and ioredis costs per request.
@@ -22,13 +22,12 @@ import {
   metrics,
   propagation,
   trace,
-  type TracerProvider as ApiTracerProvider,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { LeanTracerProvider } from './lean-tracer';
 import { createPrometheusReader, type PrometheusReader } from './prometheus-reader';
 import { samplerFromEnv } from './sampler';
 import { spanProcessorsFor } from './span-exporters';
@@ -119,7 +118,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
 
   const resource = resourceFromAttributes(resourceAttributes(env, options.service));
   const tracesExporters = exportersFromEnv(env, 'TRACES');
-  const tracerProvider = new TracerProvider({
+  const tracerProvider = new LeanTracerProvider({
     resource,
     sampler: samplerFromEnv(env),
     spanProcessors: spanProcessorsFor(tracesExporters, env),
@@ -128,7 +127,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   propagation.setGlobalPropagator(
     new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
   );
-  trace.setGlobalTracerProvider(tracerProvider as ApiTracerProvider);
+  trace.setGlobalTracerProvider(tracerProvider);
 
   const prometheus: PrometheusReader = createPrometheusReader();
   const meterProvider = new MeterProvider({ resource, readers: [prometheus.reader] });

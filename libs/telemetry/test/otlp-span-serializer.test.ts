@@ -1,6 +1,6 @@
 // The platform's OTLP protobuf encoding of spans must be exactly what the SDK's serializer writes:
 // a collector decodes one like the other. Spans of every shape the SDK can finish are compared
-// byte for byte.
+// byte for byte, made by the SDK's tracer and by the platform's (lean-tracer.ts).
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -13,21 +13,15 @@ import { TraceState } from '@opentelemetry/core';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  AlwaysOnSampler,
   InMemorySpanExporter,
+  ParentBasedSampler,
   SimpleSpanProcessor,
   TracerProvider,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace';
+import { LeanTracerProvider } from '../src/lean-tracer';
 import { serializeSpans } from '../src/otlp-span-serializer';
-
-function provider(service: string) {
-  const exporter = new InMemorySpanExporter();
-  const tracerProvider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': service, 'deployment.environment': 'test', pid: 42 }),
-    spanProcessors: [new SimpleSpanProcessor({ exporter })],
-  });
-  return { tracerProvider, exporter };
-}
 
 function expectSameBytes(spans: ReadableSpan[]): void {
   const reference = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
@@ -44,7 +38,24 @@ const remoteParent = trace.setSpanContext(ROOT_CONTEXT, {
   traceState: new TraceState('vendor=value,other=1'),
 });
 
-describe('serializeSpans (OTLP protobuf)', () => {
+describe.each([
+  ['SDK', TracerProvider],
+  ['platform', LeanTracerProvider],
+] as const)('serializeSpans (OTLP protobuf) of spans of the %s tracer', (_name, Provider) => {
+  function provider(service: string) {
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new Provider({
+      resource: resourceFromAttributes({
+        'service.name': service,
+        'deployment.environment': 'test',
+        pid: 42,
+      }),
+      sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+      spanProcessors: [new SimpleSpanProcessor({ exporter })],
+    });
+    return { tracerProvider, exporter };
+  }
+
   it('writes the bytes of the SDK serializer for the gateway spans of a request', () => {
     const { tracerProvider, exporter } = provider('gateway');
     const tracer = tracerProvider.getTracer('ordering');
