@@ -3,6 +3,7 @@
 //
 //   BUILDS='old=/tmp/old/gateway/dist/start.js new=gateway/dist/start.js' tsx gateway/bench/compare-builds.ts
 //   A build may start with telemetry: 'on=--require,gateway/dist/register-telemetry.js,gateway/dist/start.js'
+//   and set variables of its own: 'r0=OTEL_TRACES_SAMPLER_ARG=0,--require,...' (NAME=value items)
 //   BENCH_SECONDS=8 ROUNDS=3 BENCH_CONNECTIONS=50 BENCH_PORTS=18400-18499
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
@@ -43,7 +44,13 @@ async function main() {
       const eq = b.indexOf('=');
       const name = b.slice(0, eq);
       const spec = b.slice(eq + 1);
-      return { name, args: spec.split(',').map((a) => (a.startsWith('-') ? a : path.resolve(a))) };
+      const items = spec.split(',');
+      const isEnv = (a: string) => /^[A-Z_][A-Z0-9_]*=/.test(a);
+      const env = Object.fromEntries(
+        items.filter(isEnv).map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]),
+      );
+      const args = items.filter((a) => !isEnv(a)).map((a) => (a.startsWith('-') ? a : path.resolve(a)));
+      return { name, args, env };
     });
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const kid = randomUUID();
@@ -111,6 +118,7 @@ async function main() {
                 OTEL_TRACES_SAMPLER_ARG: process.env.BENCH_SAMPLE_RATIO ?? '1',
               }
             : { OTEL_SDK_DISABLED: 'true' }),
+          ...b.env,
         },
         port,
         '/healthz',
