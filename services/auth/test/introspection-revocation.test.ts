@@ -208,6 +208,32 @@ describe('introspection (RFC 7662)', () => {
     // Refresh tokens live 30 days.
     expect(Number(info.exp) - Number(info.iat)).toBe(30 * 24 * 3600);
   });
+
+  it('answers active false to a client of another account for a refresh token, as for an access token', async () => {
+    h.customers.add({ login: 'rory', password: 'rory-password', cust_id: 'ACME' });
+    const s = await shopperTokens('rory', 'rory-password');
+    const { client: sameAccount, clientSecret: sameSecret } = await h.register({
+      type: 'service',
+      scopes: ['orders:read'],
+    });
+    const { client: foreign, clientSecret: foreignSecret } = await h.register({
+      type: 'service',
+      scopes: ['orders:read'],
+      custId: 'GLOBEX',
+    });
+    const tokens = { access: s.tokens.access_token, refresh: s.tokens.refresh_token! };
+    for (const [kind, token] of Object.entries(tokens)) {
+      const fromForeign = await post('/oauth/introspect', { token }, basic(foreign.clientId, foreignSecret!));
+      // Nothing about the token (not even that it is live) for a client of another account.
+      expect({ kind, status: fromForeign.status, ...fromForeign.body }).toEqual({
+        kind,
+        status: 200,
+        active: false,
+      });
+      const fromSame = await post('/oauth/introspect', { token }, basic(sameAccount.clientId, sameSecret!));
+      expect(fromSame.body).toMatchObject({ active: true, client_id: s.id, sub: 'shopper:acme:rory' });
+    }
+  });
 });
 
 describe('revocation (RFC 7009)', () => {

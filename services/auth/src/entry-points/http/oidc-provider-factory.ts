@@ -111,6 +111,16 @@ function clientExtra(client: unknown, name: 'cust_id' | 'login' | 'first_party')
   return (client as Record<string, unknown> | undefined)?.[name];
 }
 
+/** Whether two clients were issued to the same customer account (`mayIntrospect` of token-routes.ts). */
+function sameCustomerAccount(a: unknown, b: unknown): boolean {
+  const accountOf = (c: unknown) => {
+    const custId = clientExtra(c, 'cust_id');
+    return typeof custId === 'string' && custId !== '' ? custId.toLowerCase() : undefined;
+  };
+  const custId = accountOf(a);
+  return custId !== undefined && custId === accountOf(b);
+}
+
 /**
  * The provider's interaction policy plus one check: a session of a shopper outside the client's
  * account tree does not sign in to that client; the sign-in page is shown again (where such a
@@ -230,7 +240,19 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       // ignored and the answer says `Bearer`, which is what the token is.
       dPoP: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true },
+      // Refresh tokens are introspected by the provider (JWT access tokens by token-routes.ts):
+      // the same rule for both, the token's own client or a client of the same customer account.
+      // The provider's default let any confidential client of any account read a refresh token's
+      // subject and scopes.
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (ctx, caller, token) => {
+          if (token.clientId === caller.clientId) return true;
+          if (caller.clientAuthMethod === 'none' || !token.clientId) return false;
+          const owner = await ctx.oidc.provider.Client.find(token.clientId);
+          return sameCustomerAccount(caller, owner);
+        },
+      },
       revocation: { enabled: true },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: false },
