@@ -441,6 +441,26 @@ describe('authorization code flow with PKCE', () => {
     expect(back.searchParams.get('error')).toBe('invalid_scope');
   });
 
+  it('refuses an authorization request without scope with invalid_scope, before anyone signs in (RFC 6749 3.3)', async () => {
+    const { config } = await firstPartyWebClient();
+    for (const scope of [undefined, '']) {
+      const verifier = client.randomPKCECodeVerifier();
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT_URI,
+        state: 'no-scope',
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        ...(scope === undefined ? {} : { scope }),
+      });
+      const page = await new Browser(REDIRECT_URI).open(url.href);
+      const back = new URL(page.url);
+      expect({ scope, at: back.origin + back.pathname }).toEqual({ scope, at: REDIRECT_URI });
+      expect(back.searchParams.get('error')).toBe('invalid_scope');
+      expect(back.searchParams.get('state')).toBe('no-scope');
+      expect(back.searchParams.has('scope')).toBe(false);
+    }
+  });
+
   it('lists offline_access in the granted scope when it was asked for and allowed, and keeps it on refresh', async () => {
     const { config } = await firstPartyWebClient(['openid', 'offline_access', 'orders:read']);
     const { tokens } = await codeFlow(config, 'openid offline_access orders:read');

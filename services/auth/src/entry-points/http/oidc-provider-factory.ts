@@ -263,6 +263,15 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         getResourceServerInfo: (ctx, resource, client) => {
           if (resource !== audience) throw new errors.InvalidTarget();
           const params = ctx.oidc.params as { grant_type?: unknown; scope?: unknown } | undefined;
+          // An authorization request without scope (RFC 6749 3.3: use a default or refuse it with
+          // invalid_scope). There is no default: the provider would have the shopper sign in and
+          // then answer access_denied, having nothing to grant.
+          // (No `scope` parameter in the answer: there is no refused scope to name.)
+          if (ctx.oidc.route === 'authorization' && !splitScopes(params?.scope as string | undefined).length)
+            throw Object.assign(
+              new errors.InvalidScope('scope is required: ask for the scopes the application needs', ''),
+              { scope: undefined },
+            );
           // Client credentials without `scope`: the client's registered scopes (else the token
           // would carry no `scope` claim, which the gateway refuses as malformed).
           if (params && params.grant_type === 'client_credentials' && !params.scope) {
