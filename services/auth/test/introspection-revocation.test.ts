@@ -274,6 +274,21 @@ describe('revocation (RFC 7009)', () => {
     expect((await client.tokenIntrospection(owner.config, access_token)).active).toBe(true);
   });
 
+  it("ignores a request to revoke another client's refresh token the same way (200, grant untouched)", async () => {
+    h.customers.add({ login: 'rhea', password: 'rhea-password', cust_id: 'ACME' });
+    const s = await shopperTokens('rhea', 'rhea-password');
+    const other = await serviceClient();
+    const res = await post(
+      '/oauth/revoke',
+      { token: s.tokens.refresh_token! },
+      basic(other.id, other.secret),
+    );
+    // As for an access token: nothing tells the caller whether the token exists.
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} });
+    expect((await client.tokenIntrospection(s.config, s.tokens.refresh_token!)).active).toBe(true);
+    expect((await client.tokenIntrospection(s.config, s.tokens.access_token)).active).toBe(true);
+  });
+
   it('revokes a refresh token and with it the grant: refresh fails and its access tokens are denied', async () => {
     h.customers.add({ login: 'sam', password: 'sam-password', cust_id: 'ACME' });
     const s = await shopperTokens('sam', 'sam-password');

@@ -253,7 +253,13 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
           return sameCustomerAccount(caller, owner);
         },
       },
-      revocation: { enabled: true },
+      // Refresh tokens are revoked by the provider (JWT access tokens by token-routes.ts): another
+      // client's token is answered 200 and left alone, as there, rather than the provider's 400
+      // ("not authorized to revoke the presented token"), which told the caller the token exists.
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, caller, token) => token.clientId === caller.clientId,
+      },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: false },
       resourceIndicators: {
