@@ -261,6 +261,32 @@ describe('authorization code flow with PKCE', () => {
     expect(decodeJwt(tokens.id_token!).email_verified).toBeUndefined();
   });
 
+  it('leaves the profile claims a shopper does not have out of userinfo and the ID token (no nulls)', async () => {
+    h.customers.add({
+      login: 'noprofile',
+      password: 'correct horse',
+      cust_id: 'ACME',
+      name: 'No Profile',
+      employee_id: null,
+      department: null,
+      cost_center: 'CC-9',
+    });
+    const { config } = await firstPartyWebClient();
+    const started = await startFlow(config, 'openid profile orders:read');
+    const callback = await signInAs(started, 'noprofile', 'correct horse');
+    const tokens = await client.authorizationCodeGrant(config, new URL(callback.url), {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+    });
+    // OpenID Connect Core 5.3.2: a claim without a value is omitted, not null.
+    const info = await client.fetchUserInfo(config, tokens.access_token, 'shopper:acme:noprofile');
+    expect(info).toEqual({ sub: 'shopper:acme:noprofile', name: 'No Profile', cost_center: 'CC-9' });
+    const idToken = decodeJwt(tokens.id_token!);
+    expect(idToken).toMatchObject({ name: 'No Profile', cost_center: 'CC-9' });
+    expect(Object.keys(idToken)).not.toContain('employee_id');
+    expect(Object.keys(idToken)).not.toContain('department');
+  });
+
   it('refuses userinfo for a token without openid', async () => {
     const { config } = await firstPartyWebClient();
     const { tokens } = await codeFlow(config, 'orders:read');

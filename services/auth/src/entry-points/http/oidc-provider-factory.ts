@@ -30,6 +30,7 @@ import { hashClientSecret, secretMatches } from '../../domain/client-secret';
 import { EXPIRED_SECRET_DESCRIPTION } from '../../domain/client-secret-policy';
 import { TOKEN_TTL } from '../../domain/token-lifetimes';
 import { emailClaims } from '../../domain/email-claims';
+import { profileClaims } from '../../domain/profile-claims';
 import { errorPage } from './sign-in-views';
 import { RESOURCE_SCOPES, USER_RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
 import { authorizationScopeBound } from './authorization-scope-bound';
@@ -86,10 +87,7 @@ function shopperAccount(user: ShopperRecord): ShopperAccount {
     user,
     claims: () => ({
       sub,
-      name: user.name,
-      employee_id: user.employee_id,
-      department: user.department,
-      cost_center: user.cost_center,
+      ...profileClaims(user),
       ...emailClaims(user.email),
     }),
   };
