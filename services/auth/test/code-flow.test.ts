@@ -602,6 +602,33 @@ describe('authorization code flow with PKCE', () => {
     expect(expired.body.error).toBe('invalid_grant');
   });
 
+  it('requires the redirect_uri of the authorization request when the code is exchanged (RFC 6749 4.1.3)', async () => {
+    const { id, secret, config } = await firstPartyWebClient();
+    const started = await startFlow(config, 'openid');
+    const code = new URL((await signInAs(started, 'ann', 'correct horse')).url).searchParams.get('code')!;
+    const without = await tokenRequest(
+      { grant_type: 'authorization_code', code, code_verifier: started.verifier },
+      { id, secret },
+    );
+    expect(without.status).toBe(400);
+    expect(without.body.error).toBe('invalid_request');
+    expect(without.body.access_token).toBeUndefined();
+  });
+
+  it('refuses an authorization request without redirect_uri (the spec names it), without redirecting', async () => {
+    const { config } = await firstPartyWebClient();
+    const url = client.buildAuthorizationUrl(config, {
+      scope: 'openid',
+      state: 'x',
+      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    const res = await fetch(url.href, { redirect: 'manual' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.text()).toContain('redirect_uri');
+  });
+
   it('asks a third-party client for consent and issues only after the shopper allows', async () => {
     const { client: c, clientSecret } = await h.register({
       type: 'web',

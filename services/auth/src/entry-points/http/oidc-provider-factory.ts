@@ -212,6 +212,11 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       introspectionSigningAlgValues: ['RS256'],
     },
     pkce: { required: () => true },
+    // redirect_uri is a required parameter of both the authorization and the token request (spec
+    // "Authorization Code flow"; RFC 6749 4.1.3: required at the token endpoint when the
+    // authorization request had it). The provider's default filled in a client's only registered
+    // URI on both sides, so a code was exchanged without it.
+    allowOmittingSingleRegisteredRedirectUri: false,
     rotateRefreshToken: true,
     conformIdTokenClaims: false,
     expiresWithSession: () => Promise.resolve(false),
