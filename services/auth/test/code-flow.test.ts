@@ -287,6 +287,18 @@ describe('authorization code flow with PKCE', () => {
     expect(Object.keys(idToken)).not.toContain('department');
   });
 
+  it('takes the Bearer scheme of userinfo in any case, as HTTP says (RFC 7235 2.1)', async () => {
+    const { config } = await firstPartyWebClient();
+    const { tokens } = await codeFlow(config, 'openid orders:read');
+    for (const scheme of ['bearer', 'BEARER']) {
+      const res = await fetch(`${h.issuer}/oauth/userinfo`, {
+        headers: { authorization: `${scheme} ${tokens.access_token}` },
+      });
+      expect({ scheme, status: res.status }).toEqual({ scheme, status: 200 });
+      expect(await res.json()).toEqual({ sub: 'shopper:acme:ann' });
+    }
+  });
+
   it('refuses userinfo for a token without openid', async () => {
     const { config } = await firstPartyWebClient();
     const { tokens } = await codeFlow(config, 'orders:read');

@@ -127,8 +127,9 @@ export function mountTokenRoutes(app: Express, deps: TokenRoutesDeps): void {
   );
 
   const userinfo = oauthRoute(async (req, res, next) => {
-    const header = req.headers.authorization;
-    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : formField(req, 'access_token');
+    // The scheme is case-insensitive (RFC 7235 2.1), as the gateway takes it.
+    const bearer = /^bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+    const token = bearer ? bearer[1] : formField(req, 'access_token');
     if (!token || !looksLikeJwt(token)) {
       next();
       return;
