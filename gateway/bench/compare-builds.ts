@@ -73,6 +73,8 @@ async function main() {
     {
       algorithm: 'RS256',
       keyid: kid,
+      // RFC 9068: the gateway takes only JWTs typed as access tokens.
+      header: { alg: 'RS256', typ: 'at+jwt' },
       issuer,
       audience,
       subject: 'shopper:acme:alice',

@@ -111,6 +111,8 @@ async function startJwks() {
     {
       algorithm: 'RS256',
       keyid: kid,
+      // RFC 9068: the gateway takes only JWTs typed as access tokens.
+      header: { alg: 'RS256', typ: 'at+jwt' },
       issuer,
       audience,
       subject: `shopper:${CUST_ID.toLowerCase()}:alice`,

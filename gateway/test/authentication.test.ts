@@ -57,6 +57,9 @@ describe('bearer tokens', () => {
     ['a token without cust_id', () => h.issuer.mint({ omit: ['cust_id'] })],
     ['a token without jti', () => h.issuer.mint({ omit: ['jti'] })],
     ['a token without kid', () => h.issuer.mint({ kid: '' })],
+    // RFC 9068 section 4: only a JWT typed as an access token (an ID token is typed `JWT`).
+    ['a token typed JWT (not an access token)', () => h.issuer.mint({ typ: 'JWT' })],
+    ['a token without typ', () => h.issuer.mint({ typ: null })],
     [
       'a tampered payload',
       () => {
@@ -73,6 +76,11 @@ describe('bearer tokens', () => {
     const res = await get('/v1/orders', token());
     expectInvalidToken(res);
     expect(h.upstreams.orders.received).toHaveLength(0);
+  });
+
+  it('accepts the access token type in its media type form and in any case (RFC 9068)', async () => {
+    await get('/v1/orders', h.issuer.mint({ typ: 'application/at+jwt' })).expect(200);
+    await get('/v1/orders', h.issuer.mint({ typ: 'AT+JWT' })).expect(200);
   });
 
   it('refuses an Authorization header of another scheme', async () => {

@@ -1,7 +1,7 @@
-// Verifies bearer access tokens locally: RS256 only, against the auth service's published keys
-// (JWKS), with issuer, audience, expiry and not-before checks. The keys are cached; an unknown key
-// id (a key rotated in) triggers a JWKS fetch, and such fetches are rate limited. No request ever
-// waits on the auth service otherwise.
+// Verifies bearer access tokens locally: RS256 only, typed `at+jwt`, against the auth service's
+// published keys (JWKS), with issuer, audience, expiry and not-before checks. The keys are cached;
+// an unknown key id (a key rotated in) triggers a JWKS fetch, and such fetches are rate limited. No
+// request ever waits on the auth service otherwise.
 // A client sends the same token for up to an hour, so a verified token's claims are remembered for
 // a short while (bounded count and age; expiry is still checked on every request): the signature
 // check is most of the verification cost.
@@ -33,6 +33,12 @@ export interface TokenVerifier {
 }
 
 const ALGORITHM = 'RS256';
+/**
+ * RFC 9068 section 4: an access token is typed `at+jwt` (or `application/at+jwt`; media types are
+ * compared without regard to case). Another JWT of the auth service (an ID token is typed `JWT`)
+ * is no access token, whatever its claims.
+ */
+const ACCESS_TOKEN_TYPE = /^(application\/)?at\+jwt$/i;
 /** A compact JWS: three base64url parts. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -100,10 +106,11 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       if (!COMPACT_JWS.test(token)) throw invalid();
       const decoded = jwt.decode(token, { complete: true });
       if (!decoded || typeof decoded.payload === 'string') throw invalid();
-      const { alg, kid } = decoded.header;
+      const { alg, kid, typ } = decoded.header;
       // Only RS256 with a key id: `none`, HS256 (e.g. keyed with the public key) and others fail here
       // (and again in jwt.verify, which is told the same).
       if (alg !== ALGORITHM || typeof kid !== 'string' || kid.length === 0) throw invalid();
+      if (typeof typ !== 'string' || !ACCESS_TOKEN_TYPE.test(typ)) throw invalid();
       const key = await publicKeyFor(kid);
       let payload: unknown;
       try {

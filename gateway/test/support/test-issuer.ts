@@ -29,6 +29,8 @@ export interface TokenOptions {
   key?: SigningKey;
   /** Overrides the `kid` header (default the key's). */
   kid?: string;
+  /** Overrides the `typ` header (default `at+jwt`); null leaves it out. */
+  typ?: string | null;
   /** Claims to leave out. */
   omit?: string[];
 }
@@ -110,7 +112,12 @@ export class TestIssuer {
     const key = options.key ?? this.currentKey;
     return jwt.sign(this.claims(options), key.privateKey, {
       algorithm: 'RS256',
-      header: { alg: 'RS256', typ: 'at+jwt', kid: options.kid ?? key.kid },
+      header: {
+        alg: 'RS256',
+        kid: options.kid ?? key.kid,
+        // jsonwebtoken writes `typ: JWT` unless told `undefined`.
+        typ: options.typ === null ? undefined : (options.typ ?? 'at+jwt'),
+      },
     });
   }
 

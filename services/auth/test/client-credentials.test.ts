@@ -246,6 +246,33 @@ describe('client credentials', () => {
     expect(res.body.access_token).toBeUndefined();
   });
 
+  it('answers a form body it cannot read with an RFC 6749 invalid_request body, not the API error shape', async () => {
+    const { client: c, clientSecret } = await h.register({ type: 'service', scopes: ['orders:read'] });
+    const authorization = `Basic ${Buffer.from(`${c.clientId}:${clientSecret!}`).toString('base64')}`;
+    const form = 'application/x-www-form-urlencoded';
+    const unreadable = [
+      { status: 413, contentType: form, body: `grant_type=client_credentials&x=${'a'.repeat(60_000)}` },
+      { status: 415, contentType: `${form}; charset=latin1`, body: 'grant_type=client_credentials' },
+    ];
+    for (const path of ['/oauth/token', '/oauth/introspect', '/oauth/revoke']) {
+      for (const { status, contentType, body } of unreadable) {
+        const res = await fetch(`${h.issuer}${path}`, {
+          method: 'POST',
+          headers: { authorization, 'content-type': contentType },
+          body,
+        });
+        const answer = (await res.json()) as Record<string, unknown>;
+        expect({ path, status: res.status, error: answer.error }).toEqual({
+          path,
+          status,
+          error: 'invalid_request',
+        });
+        expect(typeof answer.error_description).toBe('string');
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      }
+    }
+  });
+
   it('stores only the HMAC of a secret, and a rotated secret replaces the old one', async () => {
     const { client: c, clientSecret } = await h.register({ type: 'service', scopes: ['orders:read'] });
     const row = (await h.db.knex('oauth_clients').where({ client_id: c.clientId }).first()) as Record<

@@ -261,6 +261,44 @@ describe('authorization code flow with PKCE', () => {
     expect(decodeJwt(tokens.id_token!).email_verified).toBeUndefined();
   });
 
+  it('leaves the profile claims a shopper does not have out of userinfo and the ID token (no nulls)', async () => {
+    h.customers.add({
+      login: 'noprofile',
+      password: 'correct horse',
+      cust_id: 'ACME',
+      name: 'No Profile',
+      employee_id: null,
+      department: null,
+      cost_center: 'CC-9',
+    });
+    const { config } = await firstPartyWebClient();
+    const started = await startFlow(config, 'openid profile orders:read');
+    const callback = await signInAs(started, 'noprofile', 'correct horse');
+    const tokens = await client.authorizationCodeGrant(config, new URL(callback.url), {
+      pkceCodeVerifier: started.verifier,
+      expectedState: started.state,
+    });
+    // OpenID Connect Core 5.3.2: a claim without a value is omitted, not null.
+    const info = await client.fetchUserInfo(config, tokens.access_token, 'shopper:acme:noprofile');
+    expect(info).toEqual({ sub: 'shopper:acme:noprofile', name: 'No Profile', cost_center: 'CC-9' });
+    const idToken = decodeJwt(tokens.id_token!);
+    expect(idToken).toMatchObject({ name: 'No Profile', cost_center: 'CC-9' });
+    expect(Object.keys(idToken)).not.toContain('employee_id');
+    expect(Object.keys(idToken)).not.toContain('department');
+  });
+
+  it('takes the Bearer scheme of userinfo in any case, as HTTP says (RFC 7235 2.1)', async () => {
+    const { config } = await firstPartyWebClient();
+    const { tokens } = await codeFlow(config, 'openid orders:read');
+    for (const scheme of ['bearer', 'BEARER']) {
+      const res = await fetch(`${h.issuer}/oauth/userinfo`, {
+        headers: { authorization: `${scheme} ${tokens.access_token}` },
+      });
+      expect({ scheme, status: res.status }).toEqual({ scheme, status: 200 });
+      expect(await res.json()).toEqual({ sub: 'shopper:acme:ann' });
+    }
+  });
+
   it('refuses userinfo for a token without openid', async () => {
     const { config } = await firstPartyWebClient();
     const { tokens } = await codeFlow(config, 'orders:read');
@@ -441,6 +479,26 @@ describe('authorization code flow with PKCE', () => {
     expect(back.searchParams.get('error')).toBe('invalid_scope');
   });
 
+  it('refuses an authorization request without scope with invalid_scope, before anyone signs in (RFC 6749 3.3)', async () => {
+    const { config } = await firstPartyWebClient();
+    for (const scope of [undefined, '']) {
+      const verifier = client.randomPKCECodeVerifier();
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: REDIRECT_URI,
+        state: 'no-scope',
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        ...(scope === undefined ? {} : { scope }),
+      });
+      const page = await new Browser(REDIRECT_URI).open(url.href);
+      const back = new URL(page.url);
+      expect({ scope, at: back.origin + back.pathname }).toEqual({ scope, at: REDIRECT_URI });
+      expect(back.searchParams.get('error')).toBe('invalid_scope');
+      expect(back.searchParams.get('state')).toBe('no-scope');
+      expect(back.searchParams.has('scope')).toBe(false);
+    }
+  });
+
   it('lists offline_access in the granted scope when it was asked for and allowed, and keeps it on refresh', async () => {
     const { config } = await firstPartyWebClient(['openid', 'offline_access', 'orders:read']);
     const { tokens } = await codeFlow(config, 'openid offline_access orders:read');
@@ -554,6 +612,33 @@ describe('authorization code flow with PKCE', () => {
     const expired = await exchange(codeC, c.verifier);
     expect(expired.status).toBe(400);
     expect(expired.body.error).toBe('invalid_grant');
+  });
+
+  it('requires the redirect_uri of the authorization request when the code is exchanged (RFC 6749 4.1.3)', async () => {
+    const { id, secret, config } = await firstPartyWebClient();
+    const started = await startFlow(config, 'openid');
+    const code = new URL((await signInAs(started, 'ann', 'correct horse')).url).searchParams.get('code')!;
+    const without = await tokenRequest(
+      { grant_type: 'authorization_code', code, code_verifier: started.verifier },
+      { id, secret },
+    );
+    expect(without.status).toBe(400);
+    expect(without.body.error).toBe('invalid_request');
+    expect(without.body.access_token).toBeUndefined();
+  });
+
+  it('refuses an authorization request without redirect_uri (the spec names it), without redirecting', async () => {
+    const { config } = await firstPartyWebClient();
+    const url = client.buildAuthorizationUrl(config, {
+      scope: 'openid',
+      state: 'x',
+      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    });
+    const res = await fetch(url.href, { redirect: 'manual' });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.text()).toContain('redirect_uri');
   });
 
   it('asks a third-party client for consent and issues only after the shopper allows', async () => {

@@ -208,6 +208,32 @@ describe('introspection (RFC 7662)', () => {
     // Refresh tokens live 30 days.
     expect(Number(info.exp) - Number(info.iat)).toBe(30 * 24 * 3600);
   });
+
+  it('answers active false to a client of another account for a refresh token, as for an access token', async () => {
+    h.customers.add({ login: 'rory', password: 'rory-password', cust_id: 'ACME' });
+    const s = await shopperTokens('rory', 'rory-password');
+    const { client: sameAccount, clientSecret: sameSecret } = await h.register({
+      type: 'service',
+      scopes: ['orders:read'],
+    });
+    const { client: foreign, clientSecret: foreignSecret } = await h.register({
+      type: 'service',
+      scopes: ['orders:read'],
+      custId: 'GLOBEX',
+    });
+    const tokens = { access: s.tokens.access_token, refresh: s.tokens.refresh_token! };
+    for (const [kind, token] of Object.entries(tokens)) {
+      const fromForeign = await post('/oauth/introspect', { token }, basic(foreign.clientId, foreignSecret!));
+      // Nothing about the token (not even that it is live) for a client of another account.
+      expect({ kind, status: fromForeign.status, ...fromForeign.body }).toEqual({
+        kind,
+        status: 200,
+        active: false,
+      });
+      const fromSame = await post('/oauth/introspect', { token }, basic(sameAccount.clientId, sameSecret!));
+      expect(fromSame.body).toMatchObject({ active: true, client_id: s.id, sub: 'shopper:acme:rory' });
+    }
+  });
 });
 
 describe('revocation (RFC 7009)', () => {
@@ -246,6 +272,21 @@ describe('revocation (RFC 7009)', () => {
     const res = await post('/oauth/revoke', { token: access_token }, basic(other.id, other.secret));
     expect(res.status).toBe(200);
     expect((await client.tokenIntrospection(owner.config, access_token)).active).toBe(true);
+  });
+
+  it("ignores a request to revoke another client's refresh token the same way (200, grant untouched)", async () => {
+    h.customers.add({ login: 'rhea', password: 'rhea-password', cust_id: 'ACME' });
+    const s = await shopperTokens('rhea', 'rhea-password');
+    const other = await serviceClient();
+    const res = await post(
+      '/oauth/revoke',
+      { token: s.tokens.refresh_token! },
+      basic(other.id, other.secret),
+    );
+    // As for an access token: nothing tells the caller whether the token exists.
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: {} });
+    expect((await client.tokenIntrospection(s.config, s.tokens.refresh_token!)).active).toBe(true);
+    expect((await client.tokenIntrospection(s.config, s.tokens.access_token)).active).toBe(true);
   });
 
   it('revokes a refresh token and with it the grant: refresh fails and its access tokens are denied', async () => {

@@ -14,6 +14,10 @@ export interface FakeShopper {
   status?: 'active' | 'deactivated';
   /** Default `["shopper"]`. */
   roles?: string[];
+  /** Defaults `E-100`, `Purchasing`, `CC-7`; null: the shopper has none. */
+  employee_id?: string | null;
+  department?: string | null;
+  cost_center?: string | null;
 }
 
 export interface FakeCustomersService {
@@ -152,9 +156,9 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
       email: shopper.email ?? `${shopper.login}@example.com`,
       roles: shopper.roles ?? ['shopper'],
       status: shopper.status ?? 'active',
-      employee_id: 'E-100',
-      department: 'Purchasing',
-      cost_center: 'CC-7',
+      employee_id: shopper.employee_id === undefined ? 'E-100' : shopper.employee_id,
+      department: shopper.department === undefined ? 'Purchasing' : shopper.department,
+      cost_center: shopper.cost_center === undefined ? 'CC-7' : shopper.cost_center,
       created_at: new Date().toISOString(),
       deactivated_at: null,
     };

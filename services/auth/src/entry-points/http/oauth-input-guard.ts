@@ -2,9 +2,12 @@
 // or form field of an OAuth endpoint carrying it is refused as RFC 6749 `invalid_request` before
 // oidc-provider reads it (it would otherwise reach PostgreSQL inside a stored payload and answer
 // 500). The authorization endpoint is opened by a browser: its refusal is a page. The sign-in pages
-// (`/oauth/interaction/*`) give their own refusals.
+// (`/oauth/interaction/*`) give their own refusals. A form body that cannot be read (too large, a
+// charset or content encoding other than UTF-8 identity, malformed) is `invalid_request` too, with
+// the parser's status (413, 415, 400), rather than the REST API's error shape, which an OAuth client
+// cannot read.
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { findUnsafeInput, isUnsafeText } from '@ordering/http';
+import { findUnsafeInput, isUnsafeText, toHttpAppError } from '@ordering/http';
 import { sendHtml } from './interaction-page';
 import { errorPage } from './sign-in-views';
 
@@ -22,6 +25,28 @@ function basicCredentialsUnsafe(header: string | undefined): boolean {
   return parts.some(isUnsafeText);
 }
 
+function refuseUnreadableBody(req: Request, res: Response, next: NextFunction, err: unknown): void {
+  const appError = toHttpAppError(err);
+  if (appError.status >= 500) {
+    next(err);
+    return;
+  }
+  const description =
+    appError.status === 413
+      ? appError.message
+      : appError.status === 415
+        ? 'the request body must be application/x-www-form-urlencoded in UTF-8, without content encoding'
+        : 'the request body is malformed';
+  if (req.method === 'GET' && req.path === '/authorize') {
+    sendHtml(res, appError.status, errorPage('invalid_request', description));
+    return;
+  }
+  res
+    .status(appError.status)
+    .set('Cache-Control', 'no-store')
+    .json({ error: 'invalid_request', error_description: description });
+}
+
 export function mountOAuthInputGuard(app: Express): void {
   // The provider reads an already parsed form body (`req.body`) as well as a stream.
   const form = express.urlencoded({ extended: false, limit: '56kb' });
@@ -32,7 +57,7 @@ export function mountOAuthInputGuard(app: Express): void {
     }
     form(req, res, (err?: unknown) => {
       if (err) {
-        next(err);
+        refuseUnreadableBody(req, res, next, err);
         return;
       }
       const unsafe =

@@ -30,6 +30,7 @@ import { hashClientSecret, secretMatches } from '../../domain/client-secret';
 import { EXPIRED_SECRET_DESCRIPTION } from '../../domain/client-secret-policy';
 import { TOKEN_TTL } from '../../domain/token-lifetimes';
 import { emailClaims } from '../../domain/email-claims';
+import { profileClaims } from '../../domain/profile-claims';
 import { errorPage } from './sign-in-views';
 import { RESOURCE_SCOPES, USER_RESOURCE_SCOPES, grantRequestedScopes } from './grant-scopes';
 import { authorizationScopeBound } from './authorization-scope-bound';
@@ -86,10 +87,7 @@ function shopperAccount(user: ShopperRecord): ShopperAccount {
     user,
     claims: () => ({
       sub,
-      name: user.name,
-      employee_id: user.employee_id,
-      department: user.department,
-      cost_center: user.cost_center,
+      ...profileClaims(user),
       ...emailClaims(user.email),
     }),
   };
@@ -109,6 +107,16 @@ export async function findShopper(
 
 function clientExtra(client: unknown, name: 'cust_id' | 'login' | 'first_party'): unknown {
   return (client as Record<string, unknown> | undefined)?.[name];
+}
+
+/** Whether two clients were issued to the same customer account (`mayIntrospect` of token-routes.ts). */
+function sameCustomerAccount(a: unknown, b: unknown): boolean {
+  const accountOf = (c: unknown) => {
+    const custId = clientExtra(c, 'cust_id');
+    return typeof custId === 'string' && custId !== '' ? custId.toLowerCase() : undefined;
+  };
+  const custId = accountOf(a);
+  return custId !== undefined && custId === accountOf(b);
 }
 
 /**
@@ -204,6 +212,11 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       introspectionSigningAlgValues: ['RS256'],
     },
     pkce: { required: () => true },
+    // redirect_uri is a required parameter of both the authorization and the token request (spec
+    // "Authorization Code flow"; RFC 6749 4.1.3: required at the token endpoint when the
+    // authorization request had it). The provider's default filled in a client's only registered
+    // URI on both sides, so a code was exchanged without it.
+    allowOmittingSingleRegisteredRedirectUri: false,
     rotateRefreshToken: true,
     conformIdTokenClaims: false,
     expiresWithSession: () => Promise.resolve(false),
@@ -230,8 +243,26 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       // ignored and the answer says `Bearer`, which is what the token is.
       dPoP: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true },
-      revocation: { enabled: true },
+      // Refresh tokens are introspected by the provider (JWT access tokens by token-routes.ts):
+      // the same rule for both, the token's own client or a client of the same customer account.
+      // The provider's default let any confidential client of any account read a refresh token's
+      // subject and scopes.
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (ctx, caller, token) => {
+          if (token.clientId === caller.clientId) return true;
+          if (caller.clientAuthMethod === 'none' || !token.clientId) return false;
+          const owner = await ctx.oidc.provider.Client.find(token.clientId);
+          return sameCustomerAccount(caller, owner);
+        },
+      },
+      // Refresh tokens are revoked by the provider (JWT access tokens by token-routes.ts): another
+      // client's token is answered 200 and left alone, as there, rather than the provider's 400
+      // ("not authorized to revoke the presented token"), which told the caller the token exists.
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, caller, token) => token.clientId === caller.clientId,
+      },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: false },
       resourceIndicators: {
@@ -241,6 +272,15 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
         getResourceServerInfo: (ctx, resource, client) => {
           if (resource !== audience) throw new errors.InvalidTarget();
           const params = ctx.oidc.params as { grant_type?: unknown; scope?: unknown } | undefined;
+          // An authorization request without scope (RFC 6749 3.3: use a default or refuse it with
+          // invalid_scope). There is no default: the provider would have the shopper sign in and
+          // then answer access_denied, having nothing to grant.
+          // (No `scope` parameter in the answer: there is no refused scope to name.)
+          if (ctx.oidc.route === 'authorization' && !splitScopes(params?.scope as string | undefined).length)
+            throw Object.assign(
+              new errors.InvalidScope('scope is required: ask for the scopes the application needs', ''),
+              { scope: undefined },
+            );
           // Client credentials without `scope`: the client's registered scopes (else the token
           // would carry no `scope` claim, which the gateway refuses as malformed).
           if (params && params.grant_type === 'client_credentials' && !params.scope) {

@@ -14,6 +14,7 @@ import { OAuthError, invalidClient } from '../../domain/oauth-error';
 import { revokeAccessToken, type RevocationDeps } from '../../domain/revocation-use-case';
 import { splitScopes } from '../../domain/scopes';
 import { emailClaims } from '../../domain/email-claims';
+import { profileClaims } from '../../domain/profile-claims';
 import { findShopper } from './oidc-provider-factory';
 import type { CustomersClient } from '../../data-access/customers-client';
 
@@ -126,8 +127,9 @@ export function mountTokenRoutes(app: Express, deps: TokenRoutesDeps): void {
   );
 
   const userinfo = oauthRoute(async (req, res, next) => {
-    const header = req.headers.authorization;
-    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : formField(req, 'access_token');
+    // The scheme is case-insensitive (RFC 7235 2.1), as the gateway takes it.
+    const bearer = /^bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+    const token = bearer ? bearer[1] : formField(req, 'access_token');
     if (!token || !looksLikeJwt(token)) {
       next();
       return;
@@ -148,14 +150,7 @@ export function mountTokenRoutes(app: Express, deps: TokenRoutesDeps): void {
     const user = account.user;
     res.set('Cache-Control', 'no-store').json({
       sub: claims.sub,
-      ...(scopes.includes('profile')
-        ? {
-            name: user.name,
-            employee_id: user.employee_id,
-            department: user.department,
-            cost_center: user.cost_center,
-          }
-        : {}),
+      ...(scopes.includes('profile') ? profileClaims(user) : {}),
       ...(scopes.includes('email') ? emailClaims(user.email) : {}),
     });
   });
