@@ -102,6 +102,27 @@ describe('POST /v1/users', () => {
     expect((await h.knex('users').where({ login }).first()).roles).toEqual(['shopper']);
   });
 
+  it('refuses a blank name (only white space) with 422 invalid_value, on creation and on PATCH', async () => {
+    const login = newLogin('blank');
+    const created = await h
+      .http()
+      .post('/v1/users')
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send(body(login, { name: ' \t ' }));
+    expect(created.status).toBe(422);
+    expect(created.body.error).toMatchObject({ code: 'invalid_value', param: 'name' });
+    expect(await h.knex('users').where({ login }).first()).toBeUndefined();
+    await h.admin.createUser({ ...body(login), cust_id: tree.root });
+    const patched = await h
+      .http()
+      .patch(`/v1/users/${login}`)
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send({ name: '   ' });
+    expect(patched.status).toBe(422);
+    expect(patched.body.error).toMatchObject({ code: 'invalid_value', param: 'name' });
+    expect((await h.knex('users').where({ login }).first()).name).toBe(`Name of ${login}`);
+  });
+
   it('answers 422 invalid_value for a malformed e-mail', async () => {
     const res = await h
       .http()

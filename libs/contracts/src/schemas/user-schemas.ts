@@ -29,7 +29,7 @@ export const EmailAddress = z.email();
 
 const mutableUserFields = {
   email: EmailAddress,
-  name: z.string().min(1).max(200),
+  name: z.string().min(1).max(200).regex(/\S/, 'must not be blank'),
   roles: z
     .array(z.enum(USER_ROLES))
     .min(1)
