@@ -534,6 +534,53 @@ describe('discovery and access', () => {
     expect(groups.body).toMatchObject({ schemas: [ERROR], status: '404' });
   });
 
+  it('refuses what /v1/users refuses: a name over 200 characters, a department over 200 (400 invalidValue)', async () => {
+    const long = await scim().post('/Users', {
+      schemas: [USER],
+      userName: 'longname',
+      displayName: 'x'.repeat(201),
+    });
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ schemas: [ERROR], status: '400', scimType: 'invalidValue' });
+    expect(long.body.detail).toMatch(/^name\.formatted: /);
+    expect(await h.knex('users').where({ login: 'longname' }).first()).toBeUndefined();
+
+    const created = await scim().post('/Users', { schemas: [USER], userName: 'longdept' });
+    expect(created.status).toBe(201);
+    const patched = await scim().patch('/Users/longdept', {
+      schemas: [PATCH_OP],
+      Operations: [
+        {
+          op: 'replace',
+          path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department',
+          value: 'd'.repeat(201),
+        },
+      ],
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body).toMatchObject({ status: '400', scimType: 'invalidValue' });
+    expect(patched.body.detail).toMatch(/enterprise:2\.0:User:department: /);
+    expect((await h.knex('users').where({ login: 'longdept' }).first()).department).toBeNull();
+    const put = await scim().put('/Users/longdept', {
+      schemas: [USER, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
+      userName: 'longdept',
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { employeeNumber: '7'.repeat(101) },
+    });
+    expect(put.status).toBe(400);
+    expect((await h.knex('users').where({ login: 'longdept' }).first()).employee_id).toBeNull();
+    // A record stored before these checks can still be deprovisioned: unchanged values pass.
+    await h
+      .knex('users')
+      .where({ login: 'longdept' })
+      .update({ department: 'd'.repeat(201) });
+    const off = await scim().patch('/Users/longdept', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
+    expect(off.status).toBe(200);
+    expect(off.body.active).toBe(false);
+  });
+
   it('another account token sees none of these users', async () => {
     const other = `OTHER-${h.suffix}`;
     await h.admin.createCustomer({ cust_id: other, name: 'Other' });

@@ -1,7 +1,7 @@
 // SCIM 2.0 (RFC 7643) User <-> shopper. userName is the login (and the SCIM id); the first (or
 // primary) e-mail is the shopper's; `active` is the status; the enterprise extension carries
 // employeeNumber, department and costCenter.
-import { EmailAddress } from '@ordering/contracts';
+import { EmailAddress, UpdateUserRequest } from '@ordering/contracts';
 import { AppError } from '@ordering/errors';
 import type { Shopper, ShopperChanges } from './shopper';
 
@@ -73,14 +73,41 @@ export function nameOf(s: ScimUserState): string {
   );
 }
 
-/** A user provisioned without any e-mail (RFC 7643 does not require one) gets an empty `email`. */
-export function changesOf(s: ScimUserState): ShopperChanges & { email: string; name: string } {
+/** The SCIM attribute a shopper field comes from, to name it in an error. */
+const SCIM_ATTRIBUTE_OF: Record<string, string> = {
+  name: 'name.formatted',
+  employee_id: `${SCIM_ENTERPRISE_SCHEMA}:employeeNumber`,
+  department: `${SCIM_ENTERPRISE_SCHEMA}:department`,
+  cost_center: `${SCIM_ENTERPRISE_SCHEMA}:costCenter`,
+};
+
+/**
+ * A user provisioned without any e-mail (RFC 7643 does not require one) gets an empty `email`.
+ * `current`: the stored user a PUT or PATCH changes; only values that differ from it are checked,
+ * so that a record stored before a check existed can still be deprovisioned (`active: false`).
+ */
+export function changesOf(
+  s: ScimUserState,
+  current?: Shopper,
+): ShopperChanges & { email: string; name: string } {
   // The same check as POST and PATCH /v1/users: SCIM must not store what the API would refuse.
-  if (s.email && !EmailAddress.safeParse(s.email).success) {
+  if (s.email && s.email !== current?.email && !EmailAddress.safeParse(s.email).success) {
     throw new ScimError(400, 'invalidValue', `emails: ${JSON.stringify(s.email)} is not an e-mail address`);
   }
+  const name = nameOf(s);
+  // And the API's limits (name 200 characters, employee_id 100, ...): a SCIM attribute is no
+  // exemption from what POST and PATCH /v1/users refuse.
+  const fields = { name, employee_id: s.employeeNumber, department: s.department, cost_center: s.costCenter };
+  const changed = Object.fromEntries(
+    Object.entries(fields).filter(([field, value]) => current?.[field as keyof typeof fields] !== value),
+  );
+  const issue = UpdateUserRequest.safeParse(changed).error?.issues[0];
+  if (issue) {
+    const field = String(issue.path[0]);
+    throw new ScimError(400, 'invalidValue', `${SCIM_ATTRIBUTE_OF[field] ?? field}: ${issue.message}`);
+  }
   return {
-    name: nameOf(s),
+    name,
     email: s.email ?? '',
     external_id: s.externalId,
     given_name: s.givenName,
