@@ -271,6 +271,41 @@ describe('replace and patch (RFC 7644 3.5)', () => {
     });
   });
 
+  it('PATCH without path takes the enterprise extension under its URN; remove with its URN clears it', async () => {
+    const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+    await scim().post('/Users', { schemas: [USER], userName: 'extnopath' });
+    const res = await scim().patch('/Users/extnopath', {
+      schemas: [PATCH_OP],
+      Operations: [
+        {
+          op: 'replace',
+          value: { displayName: 'Ext Nopath', [ENTERPRISE]: { department: 'Sales', costCenter: 'CC-1' } },
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      displayName: 'Ext Nopath',
+      [ENTERPRISE]: { department: 'Sales', costCenter: 'CC-1' },
+    });
+    const removed = await scim().patch('/Users/extnopath', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'remove', path: ENTERPRISE }],
+    });
+    expect(removed.status).toBe(200);
+    expect(removed.body[ENTERPRISE]).toBeUndefined();
+    expect(await h.knex('users').where({ login: 'extnopath' }).first()).toMatchObject({
+      department: null,
+      cost_center: null,
+    });
+    const nested = await scim().patch('/Users/extnopath', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', value: { [ENTERPRISE]: { [ENTERPRISE]: { department: 'x' } } } }],
+    });
+    expect(nested.status).toBe(400);
+    expect(nested.body.scimType).toBe('invalidValue');
+  });
+
   it('PUT replaces the user; userName cannot change (400 mutability)', async () => {
     const put = await scim().put('/Users/page0', {
       schemas: [USER],

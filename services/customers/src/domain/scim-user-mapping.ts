@@ -219,6 +219,21 @@ function setPath(
   const lower = path.toLowerCase();
   const entPrefix = `${SCIM_ENTERPRISE_SCHEMA.toLowerCase()}:`;
   const v = op === 'remove' ? null : value;
+  // The extension itself (RFC 7644 3.5.2: the value of a PATCH without path holds it under its
+  // URN, as Okta and Entra ID send it): its attributes, or `remove` of the whole extension.
+  if (lower === entPrefix.slice(0, -1)) {
+    if (op === 'remove') {
+      state.employeeNumber = state.department = state.costCenter = null;
+      return;
+    }
+    if (!isObject(v)) throw new ScimError(400, 'invalidValue', `${SCIM_ENTERPRISE_SCHEMA} must be an object`);
+    for (const [k, x] of Object.entries(v)) {
+      if (k.toLowerCase().startsWith('urn:'))
+        throw new ScimError(400, 'invalidValue', `${SCIM_ENTERPRISE_SCHEMA} holds attributes, not ${k}`);
+      setPath(state, op, `${path}:${k}`, x, true);
+    }
+    return;
+  }
   if (lower.startsWith(entPrefix)) {
     const attr = lower.slice(entPrefix.length);
     if (attr === 'employeenumber') state.employeeNumber = str(v, path);
