@@ -523,7 +523,7 @@ describe('discovery and access', () => {
     expect(anonymous.body.schemas).toEqual([ERROR]);
   });
 
-  it('a token without admin:all cannot change an admin through SCIM (403) but can deactivate one', async () => {
+  it('a token without admin:all cannot change an admin through SCIM (403) but can deactivate one, not reactivate it', async () => {
     const login = `scimadmin-${h.suffix}`.toLowerCase();
     await h.admin.createUser({
       login,
@@ -546,6 +546,32 @@ describe('discovery and access', () => {
     expect(off.body.active).toBe(false);
     const row = await h.knex('users').where({ login }).first();
     expect(row).toMatchObject({ email: `${login}@example.com`, status: 'deactivated' });
+    // Reactivating gives the admin's access (admin:all) back: not for this token either.
+    const on = await scim().patch(`/Users/${login}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: true }],
+    });
+    expect(on.status).toBe(403);
+    expect(on.body).toMatchObject({ schemas: [ERROR], status: '403' });
+    const put = await scim().put(`/Users/${login}`, {
+      schemas: [USER],
+      userName: login,
+      displayName: 'Admin',
+      emails: [{ value: `${login}@example.com` }],
+    });
+    expect(put.status).toBe(403);
+    expect((await h.knex('users').where({ login }).first()).status).toBe('deactivated');
+    const admin = h.identity(custId, ['users:write', 'admin:all']);
+    const byAdmin = await h
+      .http()
+      .patch(`/scim/v2/Users/${login}`)
+      .set('X-Ordering-Identity', admin)
+      .set('Content-Type', SCIM)
+      .send(
+        JSON.stringify({ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: true }] }),
+      );
+    expect(byAdmin.status).toBe(200);
+    expect(byAdmin.body.active).toBe(true);
   });
 
   it('answers what it does not implement with 501 (bulk, /Me, POST .search) and an unknown resource with 404', async () => {
