@@ -306,6 +306,39 @@ describe('replace and patch (RFC 7644 3.5)', () => {
     expect(nested.body.scimType).toBe('invalidValue');
   });
 
+  it('PATCH of givenName or familyName changes a name made of them, not one the client chose', async () => {
+    await scim().post('/Users', {
+      schemas: [USER],
+      userName: 'jdoe',
+      name: { givenName: 'Jane', familyName: 'Doe' },
+    });
+    const one = await scim().patch('/Users/jdoe', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'name.familyName', value: 'Smith' }],
+    });
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({
+      name: { formatted: 'Jane Smith', givenName: 'Jane', familyName: 'Smith' },
+      displayName: 'Jane Smith',
+    });
+    const both = await scim().patch('/Users/jdoe', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { name: { givenName: 'Janet', familyName: 'Jones' } } }],
+    });
+    expect(both.body.name.formatted).toBe('Janet Jones');
+    expect((await h.knex('users').where({ login: 'jdoe' }).first()).name).toBe('Janet Jones');
+    // A name the client set itself stays.
+    await scim().patch('/Users/jdoe', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'JJ' }],
+    });
+    const kept = await scim().patch('/Users/jdoe', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'name.givenName', value: 'Jan' }],
+    });
+    expect(kept.body).toMatchObject({ name: { formatted: 'JJ', givenName: 'Jan' }, displayName: 'JJ' });
+  });
+
   it('PUT replaces the user; userName cannot change (400 mutability)', async () => {
     const put = await scim().put('/Users/page0', {
       schemas: [USER],

@@ -183,6 +183,17 @@ export function parseScimUser(body: unknown): ScimUserState {
 
 type Op = 'add' | 'replace' | 'remove';
 
+/**
+ * Before a PATCH changes givenName or familyName: a stored name that was made of them (or of the
+ * userName, when there were none) is forgotten, so that the name is made again of the new ones.
+ * The stored name is read back as both `formatted` and `displayName`; one a client chose stays.
+ */
+function forgetDerivedName(state: ScimUserState): void {
+  const derived = [state.givenName, state.familyName].filter(Boolean).join(' ').trim() || state.userName;
+  if (state.formatted?.trim() === derived) state.formatted = null;
+  if (state.displayName?.trim() === derived) state.displayName = null;
+}
+
 const IGNORED_ATTRIBUTES = new Set([
   'nickname',
   'profileurl',
@@ -279,12 +290,12 @@ function setPath(
       state.formatted = str(v, path);
       return;
     case 'name.givenname':
+      forgetDerivedName(state);
       state.givenName = str(v, path);
-      if (state.formatted === state.displayName) state.formatted = null;
       return;
     case 'name.familyname':
+      forgetDerivedName(state);
       state.familyName = str(v, path);
-      if (state.formatted === state.displayName) state.formatted = null;
       return;
     case 'emails':
       if (op === 'remove')
