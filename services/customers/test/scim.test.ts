@@ -607,6 +607,26 @@ describe('discovery and access', () => {
     expect(byAdmin.body.active).toBe(true);
   });
 
+  it('a token without admin:all deprovisions an admin whose stored name SCIM shows trimmed (no field rewritten)', async () => {
+    const login = `scimtrim-${h.suffix}`.toLowerCase();
+    await h.admin.createUser({
+      login,
+      email: `${login}@example.com`,
+      name: ' Spaced Admin ',
+      cust_id: custId,
+      roles: ['admin'],
+    });
+    const before = await h.knex('users').where({ login }).first();
+    const off = await scim().patch(`/Users/${login}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
+    expect(off.status).toBe(200);
+    expect(off.body.active).toBe(false);
+    const row = await h.knex('users').where({ login }).first();
+    expect(row).toMatchObject({ status: 'deactivated', name: ' Spaced Admin ', email: before.email });
+  });
+
   it('answers what it does not implement with 501 (bulk, /Me, POST .search) and an unknown resource with 404', async () => {
     for (const res of [
       await scim().post('/Bulk', {

@@ -81,33 +81,10 @@ const SCIM_ATTRIBUTE_OF: Record<string, string> = {
   cost_center: `${SCIM_ENTERPRISE_SCHEMA}:costCenter`,
 };
 
-/**
- * A user provisioned without any e-mail (RFC 7643 does not require one) gets an empty `email`.
- * `current`: the stored user a PUT or PATCH changes; only values that differ from it are checked,
- * so that a record stored before a check existed can still be deprovisioned (`active: false`).
- */
-export function changesOf(
-  s: ScimUserState,
-  current?: Shopper,
-): ShopperChanges & { email: string; name: string } {
-  // The same check as POST and PATCH /v1/users: SCIM must not store what the API would refuse.
-  if (s.email && s.email !== current?.email && !EmailAddress.safeParse(s.email).success) {
-    throw new ScimError(400, 'invalidValue', `emails: ${JSON.stringify(s.email)} is not an e-mail address`);
-  }
-  const name = nameOf(s);
-  // And the API's limits (name 200 characters, employee_id 100, ...): a SCIM attribute is no
-  // exemption from what POST and PATCH /v1/users refuse.
-  const fields = { name, employee_id: s.employeeNumber, department: s.department, cost_center: s.costCenter };
-  const changed = Object.fromEntries(
-    Object.entries(fields).filter(([field, value]) => current?.[field as keyof typeof fields] !== value),
-  );
-  const issue = UpdateUserRequest.safeParse(changed).error?.issues[0];
-  if (issue) {
-    const field = String(issue.path[0]);
-    throw new ScimError(400, 'invalidValue', `${SCIM_ATTRIBUTE_OF[field] ?? field}: ${issue.message}`);
-  }
+/** The shopper fields a state stands for; without any e-mail (RFC 7643 requires none): `""`. */
+function shopperFieldsOf(s: ScimUserState): ShopperChanges & { email: string; name: string } {
   return {
-    name,
+    name: nameOf(s),
     email: s.email ?? '',
     external_id: s.externalId,
     given_name: s.givenName,
@@ -116,6 +93,45 @@ export function changesOf(
     department: s.department,
     cost_center: s.costCenter,
   };
+}
+
+/** SCIM must not store what POST and PATCH /v1/users refuse: e-mail, lengths (name 200, ...). */
+function checkAsTheApi(fields: ShopperChanges): void {
+  if (fields.email && !EmailAddress.safeParse(fields.email).success) {
+    throw new ScimError(
+      400,
+      'invalidValue',
+      `emails: ${JSON.stringify(fields.email)} is not an e-mail address`,
+    );
+  }
+  const { name, employee_id, department, cost_center } = fields;
+  const issue = UpdateUserRequest.safeParse({ name, employee_id, department, cost_center }).error?.issues[0];
+  if (issue) {
+    const field = String(issue.path[0]);
+    throw new ScimError(400, 'invalidValue', `${SCIM_ATTRIBUTE_OF[field] ?? field}: ${issue.message}`);
+  }
+}
+
+/** The shopper a state creates (POST). */
+export function changesOf(s: ScimUserState): ShopperChanges & { email: string; name: string } {
+  const fields = shopperFieldsOf(s);
+  checkAsTheApi(fields);
+  return fields;
+}
+
+/**
+ * What a PUT or PATCH changes on `current`: only the fields whose value differs from how SCIM
+ * shows the user now. A request that touches nothing else (`active: false`) changes no field, so
+ * it is never refused for a stored value SCIM would write differently (a name read back trimmed,
+ * one stored before a check existed); identity providers must be able to deprovision everyone.
+ */
+export function changesSince(s: ScimUserState, current: Shopper): ShopperChanges {
+  const now = shopperFieldsOf(stateOf(current));
+  const changed = Object.fromEntries(
+    Object.entries(shopperFieldsOf(s)).filter(([field, value]) => value !== now[field as keyof typeof now]),
+  ) as ShopperChanges;
+  checkAsTheApi(changed);
+  return changed;
 }
 
 const str = (v: unknown, attr: string): string | null => {
