@@ -339,6 +339,37 @@ describe('replace and patch (RFC 7644 3.5)', () => {
     expect(kept.body).toMatchObject({ name: { formatted: 'JJ', givenName: 'Jan' }, displayName: 'JJ' });
   });
 
+  it('refuses a name, emails element or enterprise extension of the wrong type (400 invalidValue), changing nothing', async () => {
+    await scim().post('/Users', {
+      schemas: [USER],
+      userName: 'wrongtypes',
+      name: { formatted: 'Wrong Types' },
+      emails: [{ value: 'wrongtypes@example.com' }],
+    });
+    for (const body of [
+      { userName: 'wrongtypes', name: 'Wrong Types', emails: [{ value: 'wrongtypes@example.com' }] },
+      { userName: 'wrongtypes', name: { formatted: 'Wrong Types' }, emails: ['wrongtypes@example.com'] },
+      {
+        userName: 'wrongtypes',
+        name: { formatted: 'Wrong Types' },
+        'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': 'Sales',
+      },
+    ]) {
+      const res = await scim().put('/Users/wrongtypes', { schemas: [USER], ...body });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ schemas: [ERROR], scimType: 'invalidValue' });
+    }
+    const patched = await scim().patch('/Users/wrongtypes', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'emails', value: ['other@example.com'] }],
+    });
+    expect(patched.status).toBe(400);
+    expect(await h.knex('users').where({ login: 'wrongtypes' }).first()).toMatchObject({
+      name: 'Wrong Types',
+      email: 'wrongtypes@example.com',
+    });
+  });
+
   it('PUT replaces the user; userName cannot change (400 mutability)', async () => {
     const put = await scim().put('/Users/page0', {
       schemas: [USER],

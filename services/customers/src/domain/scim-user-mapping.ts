@@ -150,6 +150,8 @@ function bool(v: unknown, attr: string): boolean {
 function emailOf(emails: unknown): string | null {
   if (emails === undefined || emails === null) return null;
   if (!Array.isArray(emails)) throw new ScimError(400, 'invalidValue', 'emails must be an array');
+  if (!emails.every(isObject))
+    throw new ScimError(400, 'invalidValue', 'emails must be an array of objects with a value');
   const list = emails as { value?: unknown; primary?: unknown }[];
   const chosen = list.find((e) => e?.primary === true) ?? list[0];
   return chosen ? str(chosen.value, 'emails.value') : null;
@@ -179,6 +181,11 @@ export function parseScimUser(body: unknown): ScimUserState {
   }
   const name = get(body, 'name');
   const enterprise = get(body, SCIM_ENTERPRISE_SCHEMA);
+  // A complex attribute of another type is refused, not read as absent (a PUT would clear it).
+  if (name !== undefined && name !== null && !isObject(name))
+    throw new ScimError(400, 'invalidValue', 'name must be an object');
+  if (enterprise !== undefined && enterprise !== null && !isObject(enterprise))
+    throw new ScimError(400, 'invalidValue', `${SCIM_ENTERPRISE_SCHEMA} must be an object`);
   const ent = isObject(enterprise) ? enterprise : {};
   const nm = isObject(name) ? name : {};
   const active = get(body, 'active');
