@@ -370,6 +370,24 @@ describe('replace and patch (RFC 7644 3.5)', () => {
     });
   });
 
+  it('PATCH takes core attributes named with their schema URN (RFC 7644 3.10)', async () => {
+    await scim().post('/Users', { schemas: [USER], userName: 'fullyqualified' });
+    const res = await scim().patch('/Users/fullyqualified', {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'replace', path: `${USER}:displayName`, value: 'Fully Qualified' },
+        { op: 'add', path: `${USER}:emails[type eq "work"].value`, value: 'fq@example.com' },
+        { op: 'replace', value: { [`${USER}:externalId`]: 'fq-1' } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      displayName: 'Fully Qualified',
+      emails: [{ value: 'fq@example.com' }],
+      externalId: 'fq-1',
+    });
+  });
+
   it('PUT replaces the user; userName cannot change (400 mutability)', async () => {
     const put = await scim().put('/Users/page0', {
       schemas: [USER],

@@ -249,7 +249,10 @@ function setPath(
   value: unknown,
   withinExtension = false,
 ): void {
-  const path = rawPath.trim();
+  // A core attribute may be named with its schema URN (RFC 7644 3.10: `urn:...:core:2.0:User:displayName`).
+  const corePrefix = `${SCIM_USER_SCHEMA.toLowerCase()}:`;
+  const trimmed = rawPath.trim();
+  const path = trimmed.toLowerCase().startsWith(corePrefix) ? trimmed.slice(corePrefix.length) : trimmed;
   const lower = path.toLowerCase();
   const entPrefix = `${SCIM_ENTERPRISE_SCHEMA.toLowerCase()}:`;
   const v = op === 'remove' ? null : value;
