@@ -209,6 +209,12 @@ describe('list with filter and paging (RFC 7644 3.4.2)', () => {
     expect(res.body).toMatchObject({ totalResults: 0, Resources: [] });
   });
 
+  it('a filter may name the attribute with its schema URN (RFC 7644 3.10)', async () => {
+    const res = await scim().get(`/Users?filter=${encodeURIComponent(`${USER}:userName eq "bjensen"`)}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ totalResults: 1, Resources: [{ id: 'bjensen' }] });
+  });
+
   it('pages with startIndex (1-based) and count, without overlap', async () => {
     const all = await scim().get('/Users?count=100');
     const total = all.body.totalResults as number;

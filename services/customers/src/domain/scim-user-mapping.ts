@@ -443,7 +443,11 @@ export function ifMatchPrecondition(header: string | undefined): ((user: Shopper
 /** `userName eq "bjensen"` / `externalId eq "..."` (the filters identity providers send). */
 export function parseScimFilter(filter: string | undefined): { userName?: string; externalId?: string } {
   if (filter === undefined || filter.trim() === '') return {};
-  const m = /^\s*(userName|externalId)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
+  // The attribute may be named with its schema URN (RFC 7644 3.10), as in a PATCH path.
+  const m =
+    /^\s*(?:urn:ietf:params:scim:schemas:core:2\.0:User:)?(userName|externalId)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(
+      filter,
+    );
   if (!m) {
     throw new ScimError(400, 'invalidFilter', 'Supported filters: userName eq "...", externalId eq "..."');
   }
