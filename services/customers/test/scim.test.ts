@@ -209,6 +209,12 @@ describe('list with filter and paging (RFC 7644 3.4.2)', () => {
     expect(res.body).toMatchObject({ totalResults: 0, Resources: [] });
   });
 
+  it('a filter may name the attribute with its schema URN (RFC 7644 3.10)', async () => {
+    const res = await scim().get(`/Users?filter=${encodeURIComponent(`${USER}:userName eq "bjensen"`)}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ totalResults: 1, Resources: [{ id: 'bjensen' }] });
+  });
+
   it('pages with startIndex (1-based) and count, without overlap', async () => {
     const all = await scim().get('/Users?count=100');
     const total = all.body.totalResults as number;
@@ -268,6 +274,123 @@ describe('replace and patch (RFC 7644 3.5)', () => {
       name: { givenName: 'Barb', familyName: 'Jensen' },
       emails: [{ value: 'barb@example.com' }],
       'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { department: 'Sales' },
+    });
+  });
+
+  it('PATCH without path takes the enterprise extension under its URN; remove with its URN clears it', async () => {
+    const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+    await scim().post('/Users', { schemas: [USER], userName: 'extnopath' });
+    const res = await scim().patch('/Users/extnopath', {
+      schemas: [PATCH_OP],
+      Operations: [
+        {
+          op: 'replace',
+          value: { displayName: 'Ext Nopath', [ENTERPRISE]: { department: 'Sales', costCenter: 'CC-1' } },
+        },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      displayName: 'Ext Nopath',
+      [ENTERPRISE]: { department: 'Sales', costCenter: 'CC-1' },
+    });
+    const removed = await scim().patch('/Users/extnopath', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'remove', path: ENTERPRISE }],
+    });
+    expect(removed.status).toBe(200);
+    expect(removed.body[ENTERPRISE]).toBeUndefined();
+    expect(await h.knex('users').where({ login: 'extnopath' }).first()).toMatchObject({
+      department: null,
+      cost_center: null,
+    });
+    const nested = await scim().patch('/Users/extnopath', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', value: { [ENTERPRISE]: { [ENTERPRISE]: { department: 'x' } } } }],
+    });
+    expect(nested.status).toBe(400);
+    expect(nested.body.scimType).toBe('invalidValue');
+  });
+
+  it('PATCH of givenName or familyName changes a name made of them, not one the client chose', async () => {
+    await scim().post('/Users', {
+      schemas: [USER],
+      userName: 'jdoe',
+      name: { givenName: 'Jane', familyName: 'Doe' },
+    });
+    const one = await scim().patch('/Users/jdoe', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'name.familyName', value: 'Smith' }],
+    });
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({
+      name: { formatted: 'Jane Smith', givenName: 'Jane', familyName: 'Smith' },
+      displayName: 'Jane Smith',
+    });
+    const both = await scim().patch('/Users/jdoe', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { name: { givenName: 'Janet', familyName: 'Jones' } } }],
+    });
+    expect(both.body.name.formatted).toBe('Janet Jones');
+    expect((await h.knex('users').where({ login: 'jdoe' }).first()).name).toBe('Janet Jones');
+    // A name the client set itself stays.
+    await scim().patch('/Users/jdoe', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'JJ' }],
+    });
+    const kept = await scim().patch('/Users/jdoe', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'name.givenName', value: 'Jan' }],
+    });
+    expect(kept.body).toMatchObject({ name: { formatted: 'JJ', givenName: 'Jan' }, displayName: 'JJ' });
+  });
+
+  it('refuses a name, emails element or enterprise extension of the wrong type (400 invalidValue), changing nothing', async () => {
+    await scim().post('/Users', {
+      schemas: [USER],
+      userName: 'wrongtypes',
+      name: { formatted: 'Wrong Types' },
+      emails: [{ value: 'wrongtypes@example.com' }],
+    });
+    for (const body of [
+      { userName: 'wrongtypes', name: 'Wrong Types', emails: [{ value: 'wrongtypes@example.com' }] },
+      { userName: 'wrongtypes', name: { formatted: 'Wrong Types' }, emails: ['wrongtypes@example.com'] },
+      {
+        userName: 'wrongtypes',
+        name: { formatted: 'Wrong Types' },
+        'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': 'Sales',
+      },
+    ]) {
+      const res = await scim().put('/Users/wrongtypes', { schemas: [USER], ...body });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ schemas: [ERROR], scimType: 'invalidValue' });
+    }
+    const patched = await scim().patch('/Users/wrongtypes', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'emails', value: ['other@example.com'] }],
+    });
+    expect(patched.status).toBe(400);
+    expect(await h.knex('users').where({ login: 'wrongtypes' }).first()).toMatchObject({
+      name: 'Wrong Types',
+      email: 'wrongtypes@example.com',
+    });
+  });
+
+  it('PATCH takes core attributes named with their schema URN (RFC 7644 3.10)', async () => {
+    await scim().post('/Users', { schemas: [USER], userName: 'fullyqualified' });
+    const res = await scim().patch('/Users/fullyqualified', {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'replace', path: `${USER}:displayName`, value: 'Fully Qualified' },
+        { op: 'add', path: `${USER}:emails[type eq "work"].value`, value: 'fq@example.com' },
+        { op: 'replace', value: { [`${USER}:externalId`]: 'fq-1' } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      displayName: 'Fully Qualified',
+      emails: [{ value: 'fq@example.com' }],
+      externalId: 'fq-1',
     });
   });
 
@@ -488,7 +611,7 @@ describe('discovery and access', () => {
     expect(anonymous.body.schemas).toEqual([ERROR]);
   });
 
-  it('a token without admin:all cannot change an admin through SCIM (403) but can deactivate one', async () => {
+  it('a token without admin:all cannot change an admin through SCIM (403) but can deactivate one, not reactivate it', async () => {
     const login = `scimadmin-${h.suffix}`.toLowerCase();
     await h.admin.createUser({
       login,
@@ -511,6 +634,52 @@ describe('discovery and access', () => {
     expect(off.body.active).toBe(false);
     const row = await h.knex('users').where({ login }).first();
     expect(row).toMatchObject({ email: `${login}@example.com`, status: 'deactivated' });
+    // Reactivating gives the admin's access (admin:all) back: not for this token either.
+    const on = await scim().patch(`/Users/${login}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: true }],
+    });
+    expect(on.status).toBe(403);
+    expect(on.body).toMatchObject({ schemas: [ERROR], status: '403' });
+    const put = await scim().put(`/Users/${login}`, {
+      schemas: [USER],
+      userName: login,
+      displayName: 'Admin',
+      emails: [{ value: `${login}@example.com` }],
+    });
+    expect(put.status).toBe(403);
+    expect((await h.knex('users').where({ login }).first()).status).toBe('deactivated');
+    const admin = h.identity(custId, ['users:write', 'admin:all']);
+    const byAdmin = await h
+      .http()
+      .patch(`/scim/v2/Users/${login}`)
+      .set('X-Ordering-Identity', admin)
+      .set('Content-Type', SCIM)
+      .send(
+        JSON.stringify({ schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: true }] }),
+      );
+    expect(byAdmin.status).toBe(200);
+    expect(byAdmin.body.active).toBe(true);
+  });
+
+  it('a token without admin:all deprovisions an admin whose stored name SCIM shows trimmed (no field rewritten)', async () => {
+    const login = `scimtrim-${h.suffix}`.toLowerCase();
+    await h.admin.createUser({
+      login,
+      email: `${login}@example.com`,
+      name: ' Spaced Admin ',
+      cust_id: custId,
+      roles: ['admin'],
+    });
+    const before = await h.knex('users').where({ login }).first();
+    const off = await scim().patch(`/Users/${login}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
+    expect(off.status).toBe(200);
+    expect(off.body.active).toBe(false);
+    const row = await h.knex('users').where({ login }).first();
+    expect(row).toMatchObject({ status: 'deactivated', name: ' Spaced Admin ', email: before.email });
   });
 
   it('answers what it does not implement with 501 (bulk, /Me, POST .search) and an unknown resource with 404', async () => {
@@ -532,6 +701,53 @@ describe('discovery and access', () => {
     const groups = await scim().get('/Groups');
     expect(groups.status).toBe(404);
     expect(groups.body).toMatchObject({ schemas: [ERROR], status: '404' });
+  });
+
+  it('refuses what /v1/users refuses: a name over 200 characters, a department over 200 (400 invalidValue)', async () => {
+    const long = await scim().post('/Users', {
+      schemas: [USER],
+      userName: 'longname',
+      displayName: 'x'.repeat(201),
+    });
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ schemas: [ERROR], status: '400', scimType: 'invalidValue' });
+    expect(long.body.detail).toMatch(/^name\.formatted: /);
+    expect(await h.knex('users').where({ login: 'longname' }).first()).toBeUndefined();
+
+    const created = await scim().post('/Users', { schemas: [USER], userName: 'longdept' });
+    expect(created.status).toBe(201);
+    const patched = await scim().patch('/Users/longdept', {
+      schemas: [PATCH_OP],
+      Operations: [
+        {
+          op: 'replace',
+          path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department',
+          value: 'd'.repeat(201),
+        },
+      ],
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body).toMatchObject({ status: '400', scimType: 'invalidValue' });
+    expect(patched.body.detail).toMatch(/enterprise:2\.0:User:department: /);
+    expect((await h.knex('users').where({ login: 'longdept' }).first()).department).toBeNull();
+    const put = await scim().put('/Users/longdept', {
+      schemas: [USER, 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'],
+      userName: 'longdept',
+      'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User': { employeeNumber: '7'.repeat(101) },
+    });
+    expect(put.status).toBe(400);
+    expect((await h.knex('users').where({ login: 'longdept' }).first()).employee_id).toBeNull();
+    // A record stored before these checks can still be deprovisioned: unchanged values pass.
+    await h
+      .knex('users')
+      .where({ login: 'longdept' })
+      .update({ department: 'd'.repeat(201) });
+    const off = await scim().patch('/Users/longdept', {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
+    expect(off.status).toBe(200);
+    expect(off.body.active).toBe(false);
   });
 
   it('another account token sees none of these users', async () => {

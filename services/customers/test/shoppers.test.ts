@@ -102,6 +102,27 @@ describe('POST /v1/users', () => {
     expect((await h.knex('users').where({ login }).first()).roles).toEqual(['shopper']);
   });
 
+  it('refuses a blank name (only white space) with 422 invalid_value, on creation and on PATCH', async () => {
+    const login = newLogin('blank');
+    const created = await h
+      .http()
+      .post('/v1/users')
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send(body(login, { name: ' \t ' }));
+    expect(created.status).toBe(422);
+    expect(created.body.error).toMatchObject({ code: 'invalid_value', param: 'name' });
+    expect(await h.knex('users').where({ login }).first()).toBeUndefined();
+    await h.admin.createUser({ ...body(login), cust_id: tree.root });
+    const patched = await h
+      .http()
+      .patch(`/v1/users/${login}`)
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send({ name: '   ' });
+    expect(patched.status).toBe(422);
+    expect(patched.body.error).toMatchObject({ code: 'invalid_value', param: 'name' });
+    expect((await h.knex('users').where({ login }).first()).name).toBe(`Name of ${login}`);
+  });
+
   it('answers 422 invalid_value for a malformed e-mail', async () => {
     const res = await h
       .http()
@@ -110,6 +131,35 @@ describe('POST /v1/users', () => {
       .send(body(newLogin('bad'), { email: 'not-an-email' }));
     expect(res.status).toBe(422);
     expect(res.body.error).toMatchObject({ code: 'invalid_value', param: 'email' });
+  });
+
+  it('refuses an e-mail address over 254 characters (RFC 5321) with 422 invalid_value, also through SCIM', async () => {
+    const login = newLogin('longmail');
+    const email = `${'a'.repeat(60)}@${'b'.repeat(200)}.example`;
+    const res = await h
+      .http()
+      .post('/v1/users')
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send(body(login, { email }));
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'invalid_value', param: 'email' });
+    const scim = await h
+      .http()
+      .post('/scim/v2/Users')
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .set('Content-Type', 'application/scim+json')
+      .send(JSON.stringify({ userName: login, emails: [{ value: email }] }));
+    expect(scim.status).toBe(400);
+    expect(scim.body.scimType).toBe('invalidValue');
+    expect(await h.knex('users').where({ login }).first()).toBeUndefined();
+    const fits = `${'a'.repeat(60)}@${'b'.repeat(185)}.example`;
+    expect(fits).toHaveLength(254);
+    const ok = await h
+      .http()
+      .post('/v1/users')
+      .set('X-Ordering-Identity', h.identity(tree.root, write))
+      .send(body(login, { email: fits }));
+    expect(ok.status).toBe(201);
   });
 
   it('refuses a duplicate login in any account, whatever its case: 409 login_taken', async () => {

@@ -24,12 +24,15 @@ export const User = z
   .openapi('User', { description: 'A shopper of a customer account' });
 export type User = z.infer<typeof User>;
 
-/** A shopper's e-mail address, as every way of writing one (API, SCIM, import) checks it. */
-export const EmailAddress = z.email();
+/**
+ * A shopper's e-mail address, as every way of writing one (API, SCIM, import) checks it; at most
+ * 254 characters, the longest address SMTP can carry (RFC 5321 4.5.3.1.3).
+ */
+export const EmailAddress = z.email().max(254);
 
 const mutableUserFields = {
   email: EmailAddress,
-  name: z.string().min(1).max(200),
+  name: z.string().min(1).max(200).regex(/\S/, 'must not be blank'),
   roles: z
     .array(z.enum(USER_ROLES))
     .min(1)

@@ -11,6 +11,7 @@ import {
   SCIM_LIST_SCHEMA,
   applyPatch,
   changesOf,
+  changesSince,
   ifMatchPrecondition,
   parseScimFilter,
   parseScimUser,
@@ -125,7 +126,7 @@ export class ScimProvisioning {
     precondition?: (user: Shopper) => void,
   ): Promise<Shopper> {
     const actor = actorOf(caller);
-    let user = await this.shoppers.update(actor, current.login, changesOf(state), precondition);
+    let user = await this.shoppers.update(actor, current.login, changesSince(state, current), precondition);
     if (!state.active && user.status === 'active') user = await this.shoppers.deactivate(actor, user.login);
     if (state.active && user.status === 'deactivated')
       user = await this.shoppers.reactivate(actor, user.login);

@@ -1,7 +1,7 @@
 // SCIM 2.0 (RFC 7643) User <-> shopper. userName is the login (and the SCIM id); the first (or
 // primary) e-mail is the shopper's; `active` is the status; the enterprise extension carries
 // employeeNumber, department and costCenter.
-import { EmailAddress } from '@ordering/contracts';
+import { EmailAddress, UpdateUserRequest } from '@ordering/contracts';
 import { AppError } from '@ordering/errors';
 import type { Shopper, ShopperChanges } from './shopper';
 
@@ -73,12 +73,16 @@ export function nameOf(s: ScimUserState): string {
   );
 }
 
-/** A user provisioned without any e-mail (RFC 7643 does not require one) gets an empty `email`. */
-export function changesOf(s: ScimUserState): ShopperChanges & { email: string; name: string } {
-  // The same check as POST and PATCH /v1/users: SCIM must not store what the API would refuse.
-  if (s.email && !EmailAddress.safeParse(s.email).success) {
-    throw new ScimError(400, 'invalidValue', `emails: ${JSON.stringify(s.email)} is not an e-mail address`);
-  }
+/** The SCIM attribute a shopper field comes from, to name it in an error. */
+const SCIM_ATTRIBUTE_OF: Record<string, string> = {
+  name: 'name.formatted',
+  employee_id: `${SCIM_ENTERPRISE_SCHEMA}:employeeNumber`,
+  department: `${SCIM_ENTERPRISE_SCHEMA}:department`,
+  cost_center: `${SCIM_ENTERPRISE_SCHEMA}:costCenter`,
+};
+
+/** The shopper fields a state stands for; without any e-mail (RFC 7643 requires none): `""`. */
+function shopperFieldsOf(s: ScimUserState): ShopperChanges & { email: string; name: string } {
   return {
     name: nameOf(s),
     email: s.email ?? '',
@@ -89,6 +93,45 @@ export function changesOf(s: ScimUserState): ShopperChanges & { email: string; n
     department: s.department,
     cost_center: s.costCenter,
   };
+}
+
+/** SCIM must not store what POST and PATCH /v1/users refuse: e-mail, lengths (name 200, ...). */
+function checkAsTheApi(fields: ShopperChanges): void {
+  if (fields.email && !EmailAddress.safeParse(fields.email).success) {
+    throw new ScimError(
+      400,
+      'invalidValue',
+      `emails: ${JSON.stringify(fields.email)} is not an e-mail address`,
+    );
+  }
+  const { name, employee_id, department, cost_center } = fields;
+  const issue = UpdateUserRequest.safeParse({ name, employee_id, department, cost_center }).error?.issues[0];
+  if (issue) {
+    const field = String(issue.path[0]);
+    throw new ScimError(400, 'invalidValue', `${SCIM_ATTRIBUTE_OF[field] ?? field}: ${issue.message}`);
+  }
+}
+
+/** The shopper a state creates (POST). */
+export function changesOf(s: ScimUserState): ShopperChanges & { email: string; name: string } {
+  const fields = shopperFieldsOf(s);
+  checkAsTheApi(fields);
+  return fields;
+}
+
+/**
+ * What a PUT or PATCH changes on `current`: only the fields whose value differs from how SCIM
+ * shows the user now. A request that touches nothing else (`active: false`) changes no field, so
+ * it is never refused for a stored value SCIM would write differently (a name read back trimmed,
+ * one stored before a check existed); identity providers must be able to deprovision everyone.
+ */
+export function changesSince(s: ScimUserState, current: Shopper): ShopperChanges {
+  const now = shopperFieldsOf(stateOf(current));
+  const changed = Object.fromEntries(
+    Object.entries(shopperFieldsOf(s)).filter(([field, value]) => value !== now[field as keyof typeof now]),
+  ) as ShopperChanges;
+  checkAsTheApi(changed);
+  return changed;
 }
 
 const str = (v: unknown, attr: string): string | null => {
@@ -107,6 +150,8 @@ function bool(v: unknown, attr: string): boolean {
 function emailOf(emails: unknown): string | null {
   if (emails === undefined || emails === null) return null;
   if (!Array.isArray(emails)) throw new ScimError(400, 'invalidValue', 'emails must be an array');
+  if (!emails.every(isObject))
+    throw new ScimError(400, 'invalidValue', 'emails must be an array of objects with a value');
   const list = emails as { value?: unknown; primary?: unknown }[];
   const chosen = list.find((e) => e?.primary === true) ?? list[0];
   return chosen ? str(chosen.value, 'emails.value') : null;
@@ -136,6 +181,11 @@ export function parseScimUser(body: unknown): ScimUserState {
   }
   const name = get(body, 'name');
   const enterprise = get(body, SCIM_ENTERPRISE_SCHEMA);
+  // A complex attribute of another type is refused, not read as absent (a PUT would clear it).
+  if (name !== undefined && name !== null && !isObject(name))
+    throw new ScimError(400, 'invalidValue', 'name must be an object');
+  if (enterprise !== undefined && enterprise !== null && !isObject(enterprise))
+    throw new ScimError(400, 'invalidValue', `${SCIM_ENTERPRISE_SCHEMA} must be an object`);
   const ent = isObject(enterprise) ? enterprise : {};
   const nm = isObject(name) ? name : {};
   const active = get(body, 'active');
@@ -155,6 +205,17 @@ export function parseScimUser(body: unknown): ScimUserState {
 }
 
 type Op = 'add' | 'replace' | 'remove';
+
+/**
+ * Before a PATCH changes givenName or familyName: a stored name that was made of them (or of the
+ * userName, when there were none) is forgotten, so that the name is made again of the new ones.
+ * The stored name is read back as both `formatted` and `displayName`; one a client chose stays.
+ */
+function forgetDerivedName(state: ScimUserState): void {
+  const derived = [state.givenName, state.familyName].filter(Boolean).join(' ').trim() || state.userName;
+  if (state.formatted?.trim() === derived) state.formatted = null;
+  if (state.displayName?.trim() === derived) state.displayName = null;
+}
 
 const IGNORED_ATTRIBUTES = new Set([
   'nickname',
@@ -188,10 +249,28 @@ function setPath(
   value: unknown,
   withinExtension = false,
 ): void {
-  const path = rawPath.trim();
+  // A core attribute may be named with its schema URN (RFC 7644 3.10: `urn:...:core:2.0:User:displayName`).
+  const corePrefix = `${SCIM_USER_SCHEMA.toLowerCase()}:`;
+  const trimmed = rawPath.trim();
+  const path = trimmed.toLowerCase().startsWith(corePrefix) ? trimmed.slice(corePrefix.length) : trimmed;
   const lower = path.toLowerCase();
   const entPrefix = `${SCIM_ENTERPRISE_SCHEMA.toLowerCase()}:`;
   const v = op === 'remove' ? null : value;
+  // The extension itself (RFC 7644 3.5.2: the value of a PATCH without path holds it under its
+  // URN, as Okta and Entra ID send it): its attributes, or `remove` of the whole extension.
+  if (lower === entPrefix.slice(0, -1)) {
+    if (op === 'remove') {
+      state.employeeNumber = state.department = state.costCenter = null;
+      return;
+    }
+    if (!isObject(v)) throw new ScimError(400, 'invalidValue', `${SCIM_ENTERPRISE_SCHEMA} must be an object`);
+    for (const [k, x] of Object.entries(v)) {
+      if (k.toLowerCase().startsWith('urn:'))
+        throw new ScimError(400, 'invalidValue', `${SCIM_ENTERPRISE_SCHEMA} holds attributes, not ${k}`);
+      setPath(state, op, `${path}:${k}`, x, true);
+    }
+    return;
+  }
   if (lower.startsWith(entPrefix)) {
     const attr = lower.slice(entPrefix.length);
     if (attr === 'employeenumber') state.employeeNumber = str(v, path);
@@ -237,12 +316,12 @@ function setPath(
       state.formatted = str(v, path);
       return;
     case 'name.givenname':
+      forgetDerivedName(state);
       state.givenName = str(v, path);
-      if (state.formatted === state.displayName) state.formatted = null;
       return;
     case 'name.familyname':
+      forgetDerivedName(state);
       state.familyName = str(v, path);
-      if (state.formatted === state.displayName) state.formatted = null;
       return;
     case 'emails':
       if (op === 'remove')
@@ -364,7 +443,11 @@ export function ifMatchPrecondition(header: string | undefined): ((user: Shopper
 /** `userName eq "bjensen"` / `externalId eq "..."` (the filters identity providers send). */
 export function parseScimFilter(filter: string | undefined): { userName?: string; externalId?: string } {
   if (filter === undefined || filter.trim() === '') return {};
-  const m = /^\s*(userName|externalId)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
+  // The attribute may be named with its schema URN (RFC 7644 3.10), as in a PATCH path.
+  const m =
+    /^\s*(?:urn:ietf:params:scim:schemas:core:2\.0:User:)?(userName|externalId)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(
+      filter,
+    );
   if (!m) {
     throw new ScimError(400, 'invalidFilter', 'Supported filters: userName eq "...", externalId eq "..."');
   }

@@ -145,6 +145,9 @@ export class ShopperManagement {
       const user = await tx.users.findForUpdate(login);
       if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
       if (user.status === 'active') return user;
+      // It gives access back, and an admin's access carries admin:all (deactivating stays open).
+      if (user.roles.includes(ADMIN_ROLE) && !mayManageAdmins(actor))
+        throw adminScopeRequired(`Reactivating ${user.login}, an admin,`);
       return tx.users.update(user.login, { status: 'active', deactivated_at: null }, this.clock.now());
     });
   }
