@@ -46,8 +46,12 @@ export const authConfigSchema = z.object({
     .default(LOCAL_DEV_SECRETS.KEY_ENCRYPTION_KEY),
   /** Keys of the signed cookies (sessions, interactions), comma-separated; the first signs. */
   COOKIE_KEYS: env.list(LOCAL_DEV_SECRETS.COOKIE_KEYS),
-  /** How often the service reloads the signing keys from the database (rotation by another process). */
-  KEY_RELOAD_INTERVAL_MS: env.int(30_000),
+  /**
+   * How often the service reloads the signing keys from the database (rotation by another process).
+   * Short: after a leaked key is withdrawn (`--overlap-seconds 0`), tokens issued until the reload
+   * still carry the withdrawn key and the gateways refuse them. A reload is one small query.
+   */
+  KEY_RELOAD_INTERVAL_MS: env.int(5_000),
   /** Failed sign-ins of one login within the window before further attempts are refused. */
   SIGN_IN_MAX_FAILURES: env.int(5),
   SIGN_IN_FAILURE_WINDOW_SECONDS: env.int(900),
