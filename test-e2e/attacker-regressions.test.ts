@@ -310,6 +310,22 @@ describe('1. a client signs in only users of its account tree', () => {
     expect(acmePage.url.startsWith(redirectUri)).toBe(false);
     expect(acmePage.status).toBe(200);
     expect(acmePage.html).toMatch(/<input type="password" id="password" name="password"/);
+    // Asked without any page (prompt=none), ACME's client learns no more than from a browser with
+    // no session at all: the same error, the same words (not that someone of another account is
+    // signed in).
+    const silently = async (b: Browser) => {
+      const url = new URL(await authorizeUrl(webConfig));
+      url.searchParams.set('prompt', 'none');
+      const callback = new URL((await b.open(url.href)).url);
+      expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri);
+      return {
+        error: callback.searchParams.get('error'),
+        error_description: callback.searchParams.get('error_description'),
+      };
+    };
+    const withoutSession = await silently(new Browser(redirectUri));
+    expect(withoutSession.error).toBe('login_required');
+    expect(await silently(browser)).toEqual(withoutSession);
   });
 
   it("a user of a descendant account (ACME-WEST) signs in on ACME's client", async () => {

@@ -122,7 +122,9 @@ function sameCustomerAccount(a: unknown, b: unknown): boolean {
 /**
  * The provider's interaction policy plus one check: a session of a shopper outside the client's
  * account tree does not sign in to that client; the sign-in page is shown again (where such a
- * shopper is refused) instead.
+ * shopper is refused) instead. Asked with `prompt=none`, the client gets what a browser without a
+ * session gets (`login_required`, the provider's own words): naming the reason would tell it that
+ * someone of another account is signed in.
  */
 function interactionPolicyFor(customers: CustomersClient): interactionPolicy.Prompt[] {
   const policy = interactionPolicy.base();
@@ -131,7 +133,8 @@ function interactionPolicyFor(customers: CustomersClient): interactionPolicy.Pro
   login.checks.add(
     new interactionPolicy.Check(
       'outside_client_tree',
-      "The signed-in shopper does not belong to the client's account tree",
+      'End-User authentication is required',
+      'login_required',
       async (ctx) => {
         const sub = ctx.oidc.session?.accountId;
         if (!sub || !ctx.oidc.client) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
