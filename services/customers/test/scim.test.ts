@@ -135,6 +135,35 @@ describe('create (RFC 7644 3.3)', () => {
     });
   });
 
+  it('a user created with active false is never left active, even when its deactivation fails', async () => {
+    const created = await scim().post('/Users', { ...rfcCreate('bornoff'), active: false });
+    expect(created.status).toBe(201);
+    expect(created.body.active).toBe(false);
+    expect(await h.knex('users').where({ login: 'bornoff' }).first()).toMatchObject({
+      status: 'deactivated',
+    });
+
+    // A failure of the deactivating write (injected in PostgreSQL) fails the whole creation.
+    await h.knex.raw(`
+      create function fail_scim_deactivation() returns trigger language plpgsql as $$
+      begin
+        if new.login = 'failoff' and new.status = 'deactivated' then raise exception 'injected failure'; end if;
+        return new;
+      end $$`);
+    await h.knex.raw(
+      'create trigger fail_scim_deactivation before update on users for each row execute function fail_scim_deactivation()',
+    );
+    try {
+      const failed = await scim().post('/Users', { ...rfcCreate('failoff'), active: false });
+      expect(failed.status).toBe(500);
+      expect(await h.knex('users').where({ login: 'failoff' }).first()).toBeUndefined();
+    } finally {
+      await h.knex.raw('drop trigger fail_scim_deactivation on users');
+      await h.knex.raw('drop function fail_scim_deactivation()');
+      await h.knex('users').where({ login: 'bornoff' }).del(); // the paging test counts the account's users
+    }
+  });
+
   it('a taken userName is 409 with scimType uniqueness and the SCIM error body', async () => {
     const res = await scim().post('/Users', rfcCreate('BJensen'));
     expect(res.status).toBe(409);

@@ -46,18 +46,16 @@ export class ScimProvisioning {
     const state = parseScimUser(body);
     let user: Shopper;
     try {
-      user = await this.shoppers.create(actorOf(caller), {
-        login: state.userName,
-        cust_id: caller.custId,
-        roles: ['shopper'],
-        ...changesOf(state),
-      });
+      user = await this.shoppers.create(
+        actorOf(caller),
+        { login: state.userName, cust_id: caller.custId, roles: ['shopper'], ...changesOf(state) },
+        { deactivated: !state.active },
+      );
     } catch (err) {
       if (err instanceof ConflictError)
         throw new ScimError(409, 'uniqueness', `userName ${state.userName} is taken`);
       throw err;
     }
-    if (!state.active) user = await this.shoppers.deactivate(actorOf(caller), user.login);
     return toScimUser(user, ctx);
   }
 

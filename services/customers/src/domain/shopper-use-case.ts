@@ -47,6 +47,11 @@ function sameValue(a: unknown, b: unknown): boolean {
 export interface CreateHooks {
   /** Runs inside the creating transaction, after the user and its event are written. */
   beforeCommit?: (tx: TransactionScope, user: Shopper) => Promise<void>;
+  /**
+   * Created deactivated (SCIM `active: false`): deactivated in the creating transaction, with its
+   * user.deactivated after user.created, so that no failure leaves the user active.
+   */
+  deactivated?: boolean;
 }
 
 /**
@@ -78,8 +83,9 @@ export class ShopperManagement {
         await tx.publish(
           newEvent({ type: EVENT_TYPES.userCreated, cust_id: user.cust_id, data: userResource(user) }),
         );
-        await hooks.beforeCommit?.(tx, user);
-        return user;
+        const created = hooks.deactivated ? await this.deactivateIn(tx, user) : user;
+        await hooks.beforeCommit?.(tx, created);
+        return created;
       });
     } catch (err) {
       if (err instanceof LoginTakenError) {
@@ -126,17 +132,22 @@ export class ShopperManagement {
       if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
       precondition?.(user);
       if (user.status === 'deactivated') return user;
-      const now = this.clock.now();
-      const updated = await tx.users.update(user.login, { status: 'deactivated', deactivated_at: now }, now);
-      await tx.publish(
-        newEvent({
-          type: EVENT_TYPES.userDeactivated,
-          cust_id: updated.cust_id,
-          data: userResource(updated),
-        }),
-      );
-      return updated;
+      return this.deactivateIn(tx, user);
     });
+  }
+
+  /** The deactivation of an active user and its user.deactivated, in `tx`. */
+  private async deactivateIn(tx: TransactionScope, user: Shopper): Promise<Shopper> {
+    const now = this.clock.now();
+    const updated = await tx.users.update(user.login, { status: 'deactivated', deactivated_at: now }, now);
+    await tx.publish(
+      newEvent({
+        type: EVENT_TYPES.userDeactivated,
+        cust_id: updated.cust_id,
+        data: userResource(updated),
+      }),
+    );
+    return updated;
   }
 
   /** Lets a deactivated user sign in again (SCIM `active: true`, operators); no event. */
