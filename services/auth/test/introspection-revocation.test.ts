@@ -209,6 +209,19 @@ describe('introspection (RFC 7662)', () => {
     expect(Number(info.exp) - Number(info.iat)).toBe(30 * 24 * 3600);
   });
 
+  it("says when a rotated refresh token really ends: its grant's end, 30 days after the sign-in", async () => {
+    h.customers.add({ login: 'rosa', password: 'rosa-password', cust_id: 'ACME' });
+    const s = await shopperTokens('rosa', 'rosa-password');
+    const first = await client.tokenIntrospection(s.config, s.tokens.refresh_token!);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // into the next second
+    const refreshed = await client.refreshTokenGrant(s.config, s.tokens.refresh_token!);
+    const rotated = await client.tokenIntrospection(s.config, refreshed.refresh_token!);
+    expect(rotated.active).toBe(true);
+    // Not a fresh 30 days: the grant, and with it every refresh token of it, ends where it did.
+    expect(rotated.exp).toBe(first.exp);
+    expect(Number(rotated.iat)).toBeGreaterThan(Number(first.iat));
+  });
+
   it('answers active false to a client of another account for a refresh token, as for an access token', async () => {
     h.customers.add({ login: 'rory', password: 'rory-password', cust_id: 'ACME' });
     const s = await shopperTokens('rory', 'rory-password');

@@ -229,7 +229,10 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
       ClientCredentials: TOKEN_TTL.accessToken,
       AuthorizationCode: TOKEN_TTL.authorizationCode,
       IdToken: TOKEN_TTL.accessToken,
-      RefreshToken: TOKEN_TTL.refreshToken,
+      // 30 days from the sign-in: the grant ends then, and every refresh token of it with the grant.
+      // A rotated refresh token keeps the time the one it replaces had left, so that its `exp` (in
+      // introspection) says when it really ends, rather than a fresh 30 days it would never see.
+      RefreshToken: (ctx) => ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? TOKEN_TTL.refreshToken,
       Grant: TOKEN_TTL.refreshToken,
       Interaction: 600,
       Session: 14 * 24 * 3600,
