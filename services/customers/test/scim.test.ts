@@ -53,6 +53,25 @@ const rfcCreate = (userName: string) => ({
   name: { formatted: 'Ms. Barbara J Jensen III', familyName: 'Jensen', givenName: 'Barbara' },
 });
 
+/** Runs `fn` while PostgreSQL refuses to deactivate `login` (an injected failure of that write). */
+async function failingDeactivationOf(login: string, fn: () => Promise<void>): Promise<void> {
+  await h.knex.raw(`
+    create function fail_scim_deactivation() returns trigger language plpgsql as $$
+    begin
+      if new.login = '${login}' and new.status = 'deactivated' then raise exception 'injected failure'; end if;
+      return new;
+    end $$`);
+  await h.knex.raw(
+    'create trigger fail_scim_deactivation before update on users for each row execute function fail_scim_deactivation()',
+  );
+  try {
+    await fn();
+  } finally {
+    await h.knex.raw('drop trigger fail_scim_deactivation on users');
+    await h.knex.raw('drop function fail_scim_deactivation()');
+  }
+}
+
 describe('create (RFC 7644 3.3)', () => {
   it('answers 201 with the resource, Location, ETag and meta as in the RFC example; user.created fires', async () => {
     const reader = await readEvents(
@@ -144,22 +163,13 @@ describe('create (RFC 7644 3.3)', () => {
     });
 
     // A failure of the deactivating write (injected in PostgreSQL) fails the whole creation.
-    await h.knex.raw(`
-      create function fail_scim_deactivation() returns trigger language plpgsql as $$
-      begin
-        if new.login = 'failoff' and new.status = 'deactivated' then raise exception 'injected failure'; end if;
-        return new;
-      end $$`);
-    await h.knex.raw(
-      'create trigger fail_scim_deactivation before update on users for each row execute function fail_scim_deactivation()',
-    );
     try {
-      const failed = await scim().post('/Users', { ...rfcCreate('failoff'), active: false });
-      expect(failed.status).toBe(500);
-      expect(await h.knex('users').where({ login: 'failoff' }).first()).toBeUndefined();
+      await failingDeactivationOf('failoff', async () => {
+        const failed = await scim().post('/Users', { ...rfcCreate('failoff'), active: false });
+        expect(failed.status).toBe(500);
+        expect(await h.knex('users').where({ login: 'failoff' }).first()).toBeUndefined();
+      });
     } finally {
-      await h.knex.raw('drop trigger fail_scim_deactivation on users');
-      await h.knex.raw('drop function fail_scim_deactivation()');
       await h.knex('users').where({ login: 'bornoff' }).del(); // the paging test counts the account's users
     }
   });
@@ -440,6 +450,29 @@ describe('replace and patch (RFC 7644 3.5)', () => {
     const rename = await scim().put('/Users/page0', { schemas: [USER], userName: 'other' });
     expect(rename.status).toBe(400);
     expect(rename.body.scimType).toBe('mutability');
+  });
+
+  it('a PATCH of fields and active together changes nothing when one of its writes fails', async () => {
+    const created = await scim().post('/Users', rfcCreate('halfpatch'));
+    expect(created.status).toBe(201);
+    try {
+      await failingDeactivationOf('halfpatch', async () => {
+        const res = await scim().patch('/Users/halfpatch', {
+          schemas: [PATCH_OP],
+          Operations: [
+            { op: 'replace', path: 'name.formatted', value: 'Renamed Before Leaving' },
+            { op: 'replace', path: 'active', value: false },
+          ],
+        });
+        expect(res.status).toBe(500);
+      });
+      expect(await h.knex('users').where({ login: 'halfpatch' }).first()).toMatchObject({
+        name: 'Ms. Barbara J Jensen III',
+        status: 'active',
+      });
+    } finally {
+      await h.knex('users').where({ login: 'halfpatch' }).del(); // the paging test counts the account's users
+    }
   });
 
   it('PATCH active false deactivates (user.deactivated fires); active true (as Entra sends it) reactivates', async () => {

@@ -114,8 +114,9 @@ export class ScimProvisioning {
   }
 
   /**
-   * The precondition is checked by the first write, under its row lock: the state was computed
-   * from `current`, read before it, and a write in between changed the version it compares.
+   * The fields and `active` in one write, whose row lock the precondition is checked under: the
+   * state was computed from `current`, read before it, and a write in between changed the version
+   * it compares.
    */
   private async apply(
     caller: ScimCaller,
@@ -123,12 +124,13 @@ export class ScimProvisioning {
     state: ScimUserState,
     precondition?: (user: Shopper) => void,
   ): Promise<Shopper> {
-    const actor = actorOf(caller);
-    let user = await this.shoppers.update(actor, current.login, changesSince(state, current), precondition);
-    if (!state.active && user.status === 'active') user = await this.shoppers.deactivate(actor, user.login);
-    if (state.active && user.status === 'deactivated')
-      user = await this.shoppers.reactivate(actor, user.login);
-    return user;
+    return this.shoppers.update(
+      actorOf(caller),
+      current.login,
+      changesSince(state, current),
+      precondition,
+      state.active ? 'active' : 'deactivated',
+    );
   }
 
   private async find(caller: ScimCaller, id: string): Promise<Shopper> {

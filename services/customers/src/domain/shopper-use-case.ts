@@ -101,11 +101,16 @@ export class ShopperManagement {
     return user;
   }
 
+  /**
+   * Changes fields and, with `status`, deactivates or reactivates in the same transaction (SCIM's
+   * PUT and PATCH): a failure leaves neither half done.
+   */
   async update(
     actor: Actor,
     login: string,
     changes: ShopperChanges,
     precondition?: ShopperPrecondition,
+    status?: ShopperStatus,
   ): Promise<Shopper> {
     return this.db.transaction(async (tx) => {
       const user = await tx.users.findForUpdate(login);
@@ -120,8 +125,14 @@ export class ShopperManagement {
           if (changed) throw adminScopeRequired(`Changing ${user.login}, an admin,`);
         } else if (changes.roles?.includes(ADMIN_ROLE)) throw adminScopeRequired('Granting the admin role');
       }
-      if (Object.keys(defined).length === 0) return user;
-      return tx.users.update(user.login, defined, this.clock.now());
+      const updated =
+        Object.keys(defined).length === 0
+          ? user
+          : await tx.users.update(user.login, defined, this.clock.now());
+      if (status === 'deactivated' && updated.status === 'active') return this.deactivateIn(tx, updated);
+      if (status === 'active' && updated.status === 'deactivated')
+        return this.reactivateIn(tx, actor, updated);
+      return updated;
     });
   }
 
@@ -156,11 +167,16 @@ export class ShopperManagement {
       const user = await tx.users.findForUpdate(login);
       if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
       if (user.status === 'active') return user;
-      // It gives access back, and an admin's access carries admin:all (deactivating stays open).
-      if (user.roles.includes(ADMIN_ROLE) && !mayManageAdmins(actor))
-        throw adminScopeRequired(`Reactivating ${user.login}, an admin,`);
-      return tx.users.update(user.login, { status: 'active', deactivated_at: null }, this.clock.now());
+      return this.reactivateIn(tx, actor, user);
     });
+  }
+
+  /** The reactivation of a deactivated user, in `tx`. */
+  private async reactivateIn(tx: TransactionScope, actor: Actor, user: Shopper): Promise<Shopper> {
+    // It gives access back, and an admin's access carries admin:all (deactivating stays open).
+    if (user.roles.includes(ADMIN_ROLE) && !mayManageAdmins(actor))
+      throw adminScopeRequired(`Reactivating ${user.login}, an admin,`);
+    return tx.users.update(user.login, { status: 'active', deactivated_at: null }, this.clock.now());
   }
 
   async list(
