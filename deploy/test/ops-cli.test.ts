@@ -126,6 +126,25 @@ describe('ops event', () => {
     ]);
     expect(result.code).not.toBe(0);
   });
+
+  it("speaks to the brokers with the environment's SASL settings, as the processes do", async () => {
+    // The plaintext test broker refuses the SASL handshake: a client that ignored the settings
+    // would publish, and could never reach a cluster's brokers that require them.
+    const login = unique('ops-sasl-user');
+    const file = path.join(scratch, 'sasl-user.json');
+    fs.writeFileSync(file, JSON.stringify(exampleUser({ login, id: login, cust_id: 'OPS' })));
+    const result = await ops(
+      ['event', 'user.created', '--cust-id', 'OPS', '--data-file', file, '--brokers', brokers.join(',')],
+      {
+        ...process.env,
+        KAFKA_SASL_MECHANISM: 'plain',
+        KAFKA_SASL_USERNAME: 'ops',
+        KAFKA_SASL_PASSWORD: 'wrong',
+      },
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/SASL|sasl/);
+  });
 });
 
 describe('ops auth', () => {

@@ -1,8 +1,9 @@
 // Logging per request, paid for only when something is written. The access line is one line at
-// the end of the response: request id, method, URL, status, duration (level error for 5xx, warn
-// for 4xx, info otherwise; passing health probes are not logged). Nothing is built when the level
-// hides that line. `req.log`, a child logger whose lines carry the request id, is created the first
-// time a route (or the error middleware) asks for it, not for every request.
+// the end of the response: request id, method, URL (credentials in its query redacted), status,
+// duration (level error for 5xx, warn for 4xx, info otherwise; passing health probes are not
+// logged). Nothing is built when the level hides that line. `req.log`, a child logger whose lines
+// carry the request id, is created the first time a route (or the error middleware) asks for it,
+// not for every request.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express, RequestHandler } from 'express';
 import { INVALID_TRACEID as INVALID_TRACE_ID } from '@opentelemetry/api';
@@ -17,6 +18,18 @@ type AccessLevel = 'error' | 'warn' | 'info';
 function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
+}
+
+/**
+ * Query parameters that carry credentials: an authorization code on an OAuth redirect (the
+ * portal's /callback), a token a client put in the URL. Their values never reach a log line.
+ */
+const SECRET_QUERY_PARAMS =
+  /([?&])(code|access_token|refresh_token|id_token|id_token_hint|token|client_secret|password)=[^&#]*/gi;
+
+/** The URL as logged: the query kept, credentials in it replaced by `[redacted]`. */
+function loggedUrl(url: string): string {
+  return url.includes('?') ? url.replace(SECRET_QUERY_PARAMS, '$1$2=[redacted]') : url;
 }
 
 /** The fields an access line reads: a Node request, with the id libs/http gives it. */
@@ -38,7 +51,7 @@ export function accessLineWriter(
   const lines = logger.child({}, { redact: [] });
   return (req, res, startedAt) => {
     const status = res.statusCode;
-    const url = req.originalUrl ?? req.url ?? '/';
+    const url = loggedUrl(req.originalUrl ?? req.url ?? '/');
     let level: AccessLevel;
     if (status >= 500) level = 'error';
     else if (status >= 400) level = 'warn';

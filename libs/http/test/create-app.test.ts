@@ -140,6 +140,22 @@ describe('createApp: request ids', () => {
     ]);
   });
 
+  it('never logs credentials a URL carries (an OAuth code, a token), only the rest of the query', async () => {
+    const { app, logs } = appWith();
+    await request(app).get('/callback?code=AUTHCODE-1&state=st-1').set('X-Request-Id', 'r-code').expect(404);
+    await request(app)
+      .get('/orders?limit=1&access_token=TOKEN-1&ID_TOKEN_HINT=TOKEN-2')
+      .set('X-Request-Id', 'r-token')
+      .expect(404);
+    expect(logs.text()).not.toMatch(/AUTHCODE-1|TOKEN-1|TOKEN-2/);
+    const access = logs.lines().filter((l) => l.res !== undefined);
+    expect(access.map((l) => l.msg)).toEqual([
+      'GET /callback?code=[redacted]&state=st-1 404',
+      'GET /orders?limit=1&access_token=[redacted]&ID_TOKEN_HINT=[redacted] 404',
+    ]);
+    expect(access[0]).toMatchObject({ req: { url: '/callback?code=[redacted]&state=st-1' } });
+  });
+
   it('writes no access line below the logger level, but still the 4xx at warn', async () => {
     const logs = captureLogs('test-service', 'warn');
     const app = createApp({

@@ -1,6 +1,7 @@
 // The lag gauges the paging alerts read (docs/operations.md): measured at scrape time against the
 // real database and the real broker.
 import { startTestMetrics, type TestMetrics } from '@ordering/telemetry';
+import createKnex from 'knex';
 import { createTestDatabase, unique, type TestDatabase } from '@ordering/testing';
 import { OUTBOX_TABLE, observeConsumerLag, observeOutboxLag, outboxMigration } from '../src';
 import { createTopic, testKafka } from './helpers/kafka-test-helpers';
@@ -70,6 +71,22 @@ it("consumer lag: messages past the group's committed offset, summed over partit
     await admin.setOffsets({ groupId: group, topic, partitions: [{ partition: 0, offset: '3' }] });
     await admin.disconnect();
     expect(valueOf(await metrics.text(), series)).toBe(2);
+  } finally {
+    await gauge.remove();
+  }
+});
+
+it('a gauge whose query fails stops being reported (the series goes stale, not its last value)', async () => {
+  const knex = createKnex({ client: 'pg', connection: db.url, pool: { min: 0, max: 1 } });
+  const gauge = observeOutboxLag(knex);
+  try {
+    expect(await metrics.text()).toMatch(/^ordering_outbox_lag(\{[^}]*\})? /m);
+    // The service's database becomes unreachable: each scrape's query now fails.
+    await knex.destroy();
+    await new Promise((r) => setTimeout(r, 1100)); // past the one-query-per-scrape cache
+    const text = await metrics.text();
+    expect(text).not.toMatch(/^ordering_outbox_lag(\{[^}]*\})? /m);
+    expect(text).not.toMatch(/^ordering_outbox_pending(\{[^}]*\})? /m);
   } finally {
     await gauge.remove();
   }

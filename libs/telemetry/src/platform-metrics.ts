@@ -31,7 +31,8 @@ const instruments = lazyInstruments((meter) => ({
     description: 'Access tokens issued by the token endpoint, by grant type',
   }),
   webhookAttempts: meter.createCounter('ordering.webhook.delivery.attempts', {
-    description: 'Webhook delivery attempts, by outcome (success, failure) and status class',
+    description:
+      'Webhook delivery attempts, by outcome (success, failure), status class and attempt (first, retry)',
   }),
   webhookDuration: meter.createHistogram('ordering.webhook.delivery.duration', {
     description: 'Duration of webhook delivery attempts, until the receiver answered or failed',

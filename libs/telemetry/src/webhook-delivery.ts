@@ -93,7 +93,13 @@ export async function withWebhookAttemptSpan<T extends { status: number | null; 
     span.end();
     const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
     const { outcome, statusClass } = outcomeOf(status);
-    const labels = { outcome, status_class: statusClass, event_type: attempt.eventType };
+    const labels = {
+      outcome,
+      status_class: statusClass,
+      event_type: attempt.eventType,
+      // A failing receiver is retried about 14 times a delivery: the alert reads first attempts.
+      attempt: attempt.attempt > 1 ? 'retry' : 'first',
+    };
     platformMetrics().webhookAttempts.add(1, labels);
     platformMetrics().webhookDuration.record(seconds, { outcome });
   }

@@ -62,9 +62,10 @@ describe('a webhook delivery attempt', () => {
         throw new Error('connect ETIMEDOUT');
       }),
     ).rejects.toThrow('ETIMEDOUT');
+    await withWebhookAttemptSpan({ ...attempt, attempt: 1 }, async () => ({ status: 500 }));
     recordDeliveryGivenUp({ eventType: 'order.approved' });
     const failed = tracing.spans().filter((s) => s.status.code === SpanStatusCode.ERROR);
-    expect(failed).toHaveLength(2);
+    expect(failed).toHaveLength(3);
     const text = await metrics.text();
     expect(text).toMatch(
       /ordering_webhook_delivery_attempts_total\{outcome="success",status_class="2xx",event_type="order.approved"[^}]*\} 1/,
@@ -75,7 +76,14 @@ describe('a webhook delivery attempt', () => {
     expect(text).toMatch(
       /ordering_webhook_delivery_attempts_total\{outcome="failure",status_class="none",event_type="order.approved"[^}]*\} 1/,
     );
-    expect(text).toMatch(/ordering_webhook_delivery_duration_count\{outcome="failure"[^}]*\} 2/);
+    // First attempts apart from retries: the alert reads the first ones (a down receiver is retried ~14 times).
+    expect(text).toMatch(
+      /ordering_webhook_delivery_attempts_total\{outcome="failure",status_class="5xx",event_type="order.approved",attempt="first"[^}]*\} 1/,
+    );
+    expect(text).toMatch(
+      /ordering_webhook_delivery_attempts_total\{outcome="failure",status_class="5xx",event_type="order.approved",attempt="retry"[^}]*\} 1/,
+    );
+    expect(text).toMatch(/ordering_webhook_delivery_duration_count\{outcome="failure"[^}]*\} 3/);
     expect(text).toMatch(/ordering_webhook_deliveries_failed_total\{event_type="order.approved"[^}]*\} 1/);
   });
 });

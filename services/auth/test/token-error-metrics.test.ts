@@ -53,3 +53,13 @@ it('counts a server error under the endpoint that failed: token for the token en
     any: 0,
   });
 });
+
+it('labels a failed sign-in page by its route template, once (not prefixed twice by the error page)', async () => {
+  const res = await fetch(`${h.issuer}/oauth/interaction/no-such-interaction`);
+  expect(res.status).toBe(400);
+  const text = await metrics.text();
+  expect(text).toMatch(
+    /^http_server_request_duration_count\{http_request_method="GET",http_route="\/oauth\/interaction\/\{uid\}",http_response_status_code="400"[^}]*\} 1$/m,
+  );
+  expect(text).not.toContain('/oauth/interaction/oauth/interaction');
+});

@@ -1,5 +1,6 @@
 // The SCIM 2.0 provisioning feed, checked against the examples of RFC 7643 and RFC 7644.
 import { TOPICS } from '@ordering/contracts';
+import { startTestMetrics, type TestMetrics } from '@ordering/telemetry';
 import { type Harness, startHarness } from './support/customers-harness';
 import { readEvents } from '@ordering/testing';
 
@@ -11,13 +12,19 @@ const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
+let metrics: TestMetrics;
+
 beforeAll(async () => {
+  metrics = startTestMetrics();
   h = await startHarness();
   custId = `SCIMCO-${h.suffix}`;
   await h.admin.createCustomer({ cust_id: custId, name: 'SCIM Co' });
   token = h.identity(custId, ['users:write'], { clientId: 'okta-connector' });
 });
-afterAll(() => h?.stop());
+afterAll(async () => {
+  await h?.stop();
+  await metrics?.shutdown();
+});
 
 const scim = () => ({
   post: (path: string, body: unknown) =>
@@ -821,4 +828,14 @@ describe('discovery and access', () => {
       .set('X-Ordering-Identity', h.identity(other, ['users:write']));
     expect(res.status).toBe(404);
   });
+});
+
+it("labels a SCIM error by its route's template, once (not prefixed twice by the SCIM error handler)", async () => {
+  const res = await scim().get('/Users/usr_no_such_user');
+  expect(res.status).toBe(404);
+  const text = await metrics.text();
+  expect(text).toMatch(
+    /^http_server_request_duration_count\{http_request_method="GET",http_route="\/scim\/v2\/Users\/\{id\}",http_response_status_code="404"[^}]*\} \d+$/m,
+  );
+  expect(text).not.toContain('/scim/v2/scim/v2');
 });

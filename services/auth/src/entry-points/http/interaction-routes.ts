@@ -217,7 +217,14 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
     });
 
   // The provider's own errors (expired or foreign interaction) as a page, not a JSON API error.
-  app.use('/oauth/interaction', (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+  // Mounted at the root and matched on the path here: mounted at '/oauth/interaction', Express
+  // would prefix req.baseUrl to the route's template and the request's route label would read
+  // /oauth/interaction/oauth/interaction/{uid}.
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (!req.path.startsWith('/oauth/interaction/')) {
+      next(err);
+      return;
+    }
     const e = err as { statusCode?: unknown; error?: unknown; error_description?: unknown };
     if (typeof e.statusCode === 'number' && e.statusCode < 500 && typeof e.error === 'string') {
       sendHtml(
