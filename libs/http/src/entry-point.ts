@@ -62,6 +62,10 @@ function closeAfterAnswer(socket: Duplex): void {
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
+/** The connection a response answers on, kept beyond `req.socket` (see onFinish). */
+const CONNECTION = Symbol('connection');
+type ConnectionResponse = ServerResponse & { [CONNECTION]: Socket };
+
 /** A protocol-level error (the request never reached the app): answered as JSON, then closed. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
   const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
@@ -114,10 +118,12 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
 
   // One listener of each for every response (no closures per request); a response emits each
   // event once.
-  function onFinish(this: http.ServerResponse) {
+  function onFinish(this: ConnectionResponse) {
     // Answered before the client finished sending (an error, a timeout upstream): the rest of the
-    // request is not waited for; the connection closes.
-    if (!this.req.complete) closeAfterAnswer(this.req.socket as Socket);
+    // request is not waited for; the connection closes. Its socket as the request arrived on it:
+    // a client (undici) that gave up on the request as a body has destroyed it detached from its
+    // socket (`req.socket` is null then), and the client may still be sending.
+    if (!this.req.complete) closeAfterAnswer(this[CONNECTION]);
   }
   function onClose(this: http.ServerResponse) {
     inFlight.delete(this);
@@ -126,6 +132,7 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
   }
 
   const handler: RequestListener = (req, res) => {
+    (res as ConnectionResponse)[CONNECTION] = req.socket;
     inFlight.add(res);
     res.on('finish', onFinish);
     res.on('close', onClose);
