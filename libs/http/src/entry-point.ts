@@ -73,10 +73,31 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logg
     socket.destroy();
     return;
   }
-  const { status, code, message } = clientErrorAnswer(err);
+  answerOnSocket(clientErrorAnswer(err), err.code, socket, log);
+}
+
+/**
+ * CONNECT (authority-form target): no API tunnels. Without a listener Node drops the connection
+ * without a word; it gets the 400 of any request that is not HTTP the API speaks.
+ */
+function answerConnect(_req: IncomingMessage, socket: Duplex, log: Logger): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const answer = { status: 400, code: 'malformed_request', message: 'CONNECT is not supported' };
+  answerOnSocket(answer, 'CONNECT', socket, log);
+}
+
+function answerOnSocket(
+  { status, code, message }: { status: number; code: string; message: string },
+  errCode: string | undefined,
+  socket: Duplex,
+  log: Logger,
+): void {
   const requestId = newRequestId();
   const body = jsonErrorBody(status, code, message, requestId);
-  log.info({ request_id: requestId, status, err_code: err.code }, 'client error');
+  log.info({ request_id: requestId, status, err_code: errCode }, 'client error');
   socket.write(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
@@ -167,6 +188,7 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
     s.keepAliveTimeout = 65_000;
     s.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
     s.on('checkExpectation', answerExpectationFailed);
+    s.on('connect', (req: IncomingMessage, socket: Duplex) => answerConnect(req, socket, log));
     await new Promise<void>((resolve, reject) => {
       s.once('error', reject);
       s.listen(options.port, options.host, () => {

@@ -271,6 +271,11 @@ describe('the HTTP entry point', () => {
     expectRaw(text, 417, 'expectation_failed');
   });
 
+  it('answers CONNECT (no API has a tunnel) with 400 in the JSON error shape and closes the connection', async () => {
+    const { text } = await exchange(['CONNECT 127.0.0.1:5432 HTTP/1.1\r\nHost: 127.0.0.1:5432\r\n\r\n']);
+    expectRaw(text, 400, 'malformed_request');
+  });
+
   it('answers headers trickled past the deadline with 408 and closes the connection', async () => {
     const { text, closedAfterMs } = await exchange(
       ['GET /healthz HTTP/1.1\r\n', 'Host: x\r\n', 'X-A: 1\r\n', 'X-B: 2\r\n', 'X-C: 3\r\n', 'X-D: 4\r\n'],
