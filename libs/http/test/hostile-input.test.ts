@@ -157,6 +157,20 @@ describe('path parameters, query values and cursors', () => {
     expectError(await request(app()).get('/users/ann?x%00=1'), 422, 'invalid_value', 'x?');
   });
 
+  it('a query name or value whose percent-escapes are not UTF-8 is 422 invalid_value naming it', async () => {
+    expectError(await request(app()).get('/users/ann?q=%ff'), 422, 'invalid_value', 'q');
+    expectError(
+      await request(app()).get('/users/ann?q=ok&unread=a%ED%A0%80'),
+      422,
+      'invalid_value',
+      'unread',
+    );
+    expectError(await request(app()).get('/users/ann?%ff=1'), 422, 'invalid_value', '%ff');
+    // UTF-8 escapes, `+` and a `%` that starts no escape are text as ever.
+    const res = await request(app()).get('/users/ann?q=caf%C3%A9+50%').expect(200);
+    expect(res.body.q).toBe('café 50%');
+  });
+
   it('a forged cursor with unsafe text is 422 invalid_value, param starting_after', async () => {
     const forged = encodeCursor({ login: 'a\u0000' });
     expectError(
