@@ -111,15 +111,20 @@ function answerOnSocket(
 
 /** `Expect` other than 100-continue: 417 in the API's error shape. */
 function answerExpectationFailed(_req: IncomingMessage, res: ServerResponse): void {
+  answerAndClose(res, 417, 'expectation_failed', 'Only `Expect: 100-continue` is supported');
+}
+
+/** An HTTP/1.1 request without `Host` (RFC 9112 3.2): 400, which Node would send without a body. */
+function lacksHost(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
+}
+
+/** A refusal of the entry point itself, in the API's error shape; the connection then closes. */
+function answerAndClose(res: ServerResponse, status: number, code: string, message: string): void {
   const requestId = newRequestId();
-  const body = jsonErrorBody(
-    417,
-    'expectation_failed',
-    'Only `Expect: 100-continue` is supported',
-    requestId,
-  );
+  const body = jsonErrorBody(status, code, message, requestId);
   res.shouldKeepAlive = false;
-  res.writeHead(417, {
+  res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     [REQUEST_ID_HEADER]: requestId,
@@ -160,6 +165,10 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
     // A request that arrives on an open keep-alive socket while draining is served, then the
     // socket closes.
     if (stopping) res.setHeader('Connection', 'close');
+    if (lacksHost(req)) {
+      answerAndClose(res, 400, 'malformed_request', 'An HTTP/1.1 request must carry a Host header');
+      return;
+    }
     app(req, res);
   };
 
@@ -180,6 +189,8 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
         requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
         // How often those deadlines are checked (Node's default, 30 s, would stretch them).
         connectionsCheckingInterval: 1_000,
+        // Checked by the handler, which answers in the API's error shape (Node's 400 has no body).
+        requireHostHeader: false,
       },
       handler,
     );

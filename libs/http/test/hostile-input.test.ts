@@ -290,6 +290,13 @@ describe('the HTTP entry point', () => {
     expectRaw(text, 400, 'malformed_request');
   });
 
+  it('answers an HTTP/1.1 request without Host with 400 in the JSON error shape; HTTP/1.0 needs none', async () => {
+    const { text } = await exchange(['GET /healthz HTTP/1.1\r\n\r\n']);
+    expectRaw(text, 400, 'malformed_request');
+    const old = await exchange(['GET /healthz HTTP/1.0\r\n\r\n']);
+    expect(old.text).toMatch(/^HTTP\/1.1 200 /);
+  });
+
   it('answers headers trickled past the deadline with 408 and closes the connection', async () => {
     const { text, closedAfterMs } = await exchange(
       ['GET /healthz HTTP/1.1\r\n', 'Host: x\r\n', 'X-A: 1\r\n', 'X-B: 2\r\n', 'X-C: 3\r\n', 'X-D: 4\r\n'],
