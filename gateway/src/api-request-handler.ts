@@ -11,6 +11,7 @@ import { AuthenticationError, UnavailableError, type AppError } from '@ordering/
 import {
   type PlainRequest,
   type PlainRequestContext,
+  assertDecodableQuery,
   assertSafeQuery,
   assertScopes,
   requestTelemetryOf,
@@ -181,7 +182,11 @@ export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
     // Prefix routes (SCIM) answer in their own error format: their service refuses it.
     const url = req.url ?? path;
     const query = url.indexOf('?');
-    if (query !== -1 && !route.path.endsWith('/*')) assertSafeQuery(parseQuery(url.slice(query + 1)));
+    if (query !== -1 && !route.path.endsWith('/*')) {
+      const rawQuery = url.slice(query + 1);
+      assertDecodableQuery(rawQuery);
+      assertSafeQuery(parseQuery(rawQuery));
+    }
     const idempotencyKey = req.headers['idempotency-key'];
     if (typeof idempotencyKey === 'string')
       await deps.idempotencyKeys.claim(claims.client_id, idempotencyKey, `${method} ${route.path}`);

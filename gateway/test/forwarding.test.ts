@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import http from 'node:http';
+import net from 'node:net';
 import request from 'supertest';
 import { expectApiError } from './support/api-assertions';
 import { type Harness, startHarness } from './support/gateway-harness';
@@ -159,6 +160,65 @@ describe('bodies', () => {
     expect(res.statusCode).toBe(413);
     expect(JSON.parse(Buffer.concat(chunks).toString()).error.code).toBe('body_too_large');
     expect(orders().received).toHaveLength(0);
+  });
+
+  // A client still sending when the gateway answered: undici hands the request stream back
+  // destroyed and detached from its socket, which the entry point must still close.
+  function sendWhileAnswered(
+    head: string,
+    more: () => Buffer | string,
+    gapMs: number,
+  ): Promise<{ text: string; closedAfterMs: number }> {
+    const { port } = new URL(h.url);
+    return new Promise((resolve) => {
+      const started = Date.now();
+      const socket = net.connect(Number(port), '127.0.0.1');
+      let got = '';
+      let timer: NodeJS.Timeout | undefined;
+      const send = () => {
+        if (socket.destroyed || !socket.writable) return;
+        if (socket.write(more())) timer = setTimeout(send, gapMs);
+        else socket.once('drain', send);
+      };
+      socket.on('connect', () => {
+        socket.write(head);
+        send();
+      });
+      socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve({ text: got, closedAfterMs: Date.now() - started });
+      });
+      setTimeout(() => socket.destroy(), 8000).unref();
+    });
+  }
+
+  it('answers 413 to a chunked body still streaming in over the limit, closes that connection and keeps serving', async () => {
+    const chunk = Buffer.concat([Buffer.from('4000\r\n'), Buffer.alloc(0x4000, 0x20), Buffer.from('\r\n')]);
+    const { text, closedAfterMs } = await sendWhileAnswered(
+      `POST /v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+        'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      () => chunk,
+      0,
+    );
+    expect(text).toMatch(/^HTTP\/1.1 413 /);
+    expect(text).toContain('"code":"body_too_large"');
+    expect(orders().received).toHaveLength(0);
+    expect(closedAfterMs).toBeLessThan(5000);
+    await request(h.url).get('/v1/orders').set('Authorization', `Bearer ${token}`).expect(200);
+  });
+
+  it('answers 504 while the client still trickles its body, closes that connection and keeps serving', async () => {
+    const { text, closedAfterMs } = await sendWhileAnswered(
+      `POST /v1/orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+      () => ' ',
+      100,
+    );
+    expect(text).toMatch(/^HTTP\/1.1 504 /);
+    expect(closedAfterMs).toBeLessThan(5000);
+    await request(h.url).get('/v1/orders').set('Authorization', `Bearer ${token}`).expect(200);
   });
 
   it("streams the service's response back as it is produced", async () => {

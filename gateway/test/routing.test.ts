@@ -62,6 +62,20 @@ describe('routing by the route table', () => {
     expect(h.upstreams.orders.received).toHaveLength(0);
   });
 
+  it('never forwards a query name or value that is not UTF-8 once decoded: 422 naming it', async () => {
+    for (const [query, param] of [
+      ['cust_id=%ff', 'cust_id'],
+      ['limit=1&cust_id=%ED%A0%80', 'cust_id'],
+      ['%ff=1', '%ff'],
+      ['cust_id=%00', 'cust_id'],
+    ] as const) {
+      const res = await request(h.url).get(`/v1/orders?${query}`).set('Authorization', `Bearer ${admin}`);
+      expectApiError(res, 422, 'invalid_request', 'invalid_value');
+      expect(res.body.error.param).toBe(param);
+    }
+    expect(h.upstreams.orders.received).toHaveLength(0);
+  });
+
   it('answers 405 method_not_allowed with Allow for a known path and a method it lacks', async () => {
     const res = await request(h.url).delete('/v1/orders/o_1').set('Authorization', `Bearer ${admin}`);
     expectApiError(res, 405, 'invalid_request', 'method_not_allowed');

@@ -10,7 +10,7 @@ import { errorMiddleware } from './error-middleware';
 import { DEFAULT_READINESS_TIMEOUT_MS, type ReadinessCheck, mountHealthRoutes } from './health-routes';
 import type { Logger } from './logger';
 import { jsonBody } from './json-body';
-import { assertSafeQuery } from './request-input';
+import { assertDecodableQuery, assertSafeQuery } from './request-input';
 import { mountMetricsRoute } from './metrics-route';
 import { requestId } from './request-id';
 import { requestTelemetry } from './request-telemetry';
@@ -57,7 +57,11 @@ export function createApp(options: CreateAppOptions): express.Express {
   // Before any route reads it: a NUL or a lone surrogate in the query is 422 naming the parameter.
   if (options.checkQuery !== false) {
     app.use((req, _res, next) => {
-      if (req.url.includes('?')) assertSafeQuery(req.query);
+      const queryAt = req.url.indexOf('?');
+      if (queryAt !== -1) {
+        assertDecodableQuery(req.url.slice(queryAt + 1));
+        assertSafeQuery(req.query);
+      }
       next();
     });
   }

@@ -62,6 +62,10 @@ function closeAfterAnswer(socket: Duplex): void {
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
+/** The connection a response answers on, kept beyond `req.socket` (see onFinish). */
+const CONNECTION = Symbol('connection');
+type ConnectionResponse = ServerResponse & { [CONNECTION]: Socket };
+
 /** A protocol-level error (the request never reached the app): answered as JSON, then closed. */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logger): void {
   const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
@@ -69,10 +73,31 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logg
     socket.destroy();
     return;
   }
-  const { status, code, message } = clientErrorAnswer(err);
+  answerOnSocket(clientErrorAnswer(err), err.code, socket, log);
+}
+
+/**
+ * CONNECT (authority-form target): no API tunnels. Without a listener Node drops the connection
+ * without a word; it gets the 400 of any request that is not HTTP the API speaks.
+ */
+function answerConnect(_req: IncomingMessage, socket: Duplex, log: Logger): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const answer = { status: 400, code: 'malformed_request', message: 'CONNECT is not supported' };
+  answerOnSocket(answer, 'CONNECT', socket, log);
+}
+
+function answerOnSocket(
+  { status, code, message }: { status: number; code: string; message: string },
+  errCode: string | undefined,
+  socket: Duplex,
+  log: Logger,
+): void {
   const requestId = newRequestId();
   const body = jsonErrorBody(status, code, message, requestId);
-  log.info({ request_id: requestId, status, err_code: err.code }, 'client error');
+  log.info({ request_id: requestId, status, err_code: errCode }, 'client error');
   socket.write(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
@@ -86,15 +111,20 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log: Logg
 
 /** `Expect` other than 100-continue: 417 in the API's error shape. */
 function answerExpectationFailed(_req: IncomingMessage, res: ServerResponse): void {
+  answerAndClose(res, 417, 'expectation_failed', 'Only `Expect: 100-continue` is supported');
+}
+
+/** An HTTP/1.1 request without `Host` (RFC 9112 3.2): 400, which Node would send without a body. */
+function lacksHost(req: IncomingMessage): boolean {
+  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
+}
+
+/** A refusal of the entry point itself, in the API's error shape; the connection then closes. */
+function answerAndClose(res: ServerResponse, status: number, code: string, message: string): void {
   const requestId = newRequestId();
-  const body = jsonErrorBody(
-    417,
-    'expectation_failed',
-    'Only `Expect: 100-continue` is supported',
-    requestId,
-  );
+  const body = jsonErrorBody(status, code, message, requestId);
   res.shouldKeepAlive = false;
-  res.writeHead(417, {
+  res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     [REQUEST_ID_HEADER]: requestId,
@@ -114,10 +144,12 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
 
   // One listener of each for every response (no closures per request); a response emits each
   // event once.
-  function onFinish(this: http.ServerResponse) {
+  function onFinish(this: ConnectionResponse) {
     // Answered before the client finished sending (an error, a timeout upstream): the rest of the
-    // request is not waited for; the connection closes.
-    if (!this.req.complete) closeAfterAnswer(this.req.socket as Socket);
+    // request is not waited for; the connection closes. Its socket as the request arrived on it:
+    // a client (undici) that gave up on the request as a body has destroyed it detached from its
+    // socket (`req.socket` is null then), and the client may still be sending.
+    if (!this.req.complete) closeAfterAnswer(this[CONNECTION]);
   }
   function onClose(this: http.ServerResponse) {
     inFlight.delete(this);
@@ -126,12 +158,17 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
   }
 
   const handler: RequestListener = (req, res) => {
+    (res as ConnectionResponse)[CONNECTION] = req.socket;
     inFlight.add(res);
     res.on('finish', onFinish);
     res.on('close', onClose);
     // A request that arrives on an open keep-alive socket while draining is served, then the
     // socket closes.
     if (stopping) res.setHeader('Connection', 'close');
+    if (lacksHost(req)) {
+      answerAndClose(res, 400, 'malformed_request', 'An HTTP/1.1 request must carry a Host header');
+      return;
+    }
     app(req, res);
   };
 
@@ -152,6 +189,8 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
         requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
         // How often those deadlines are checked (Node's default, 30 s, would stretch them).
         connectionsCheckingInterval: 1_000,
+        // Checked by the handler, which answers in the API's error shape (Node's 400 has no body).
+        requireHostHeader: false,
       },
       handler,
     );
@@ -160,6 +199,7 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
     s.keepAliveTimeout = 65_000;
     s.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
     s.on('checkExpectation', answerExpectationFailed);
+    s.on('connect', (req: IncomingMessage, socket: Duplex) => answerConnect(req, socket, log));
     await new Promise<void>((resolve, reject) => {
       s.once('error', reject);
       s.listen(options.port, options.host, () => {

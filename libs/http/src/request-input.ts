@@ -121,3 +121,36 @@ export function assertSafeQuery(query: unknown): void {
     }
   }
 }
+
+/** A run of percent-escapes: the bytes one decoded piece of a query name or value is made of. */
+const ESCAPE_RUN = /(?:%[0-9a-fA-F]{2})+/g;
+
+function decodesAsUtf8(text: string): boolean {
+  for (const run of text.match(ESCAPE_RUN) ?? []) {
+    try {
+      decodeURIComponent(run);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Refuses a raw query string (without the `?`) whose percent-escapes in a name or a value are not
+ * UTF-8 (`%ff`, an encoded lone surrogate `%ED%A0%80`): 422 invalid_value naming the parameter.
+ * The query parsers would silently turn those bytes into U+FFFD, as a path parameter that cannot be
+ * decoded is refused. A `%` not followed by two hex digits is left as the parsers keep it: text.
+ */
+export function assertDecodableQuery(rawQuery: string): void {
+  if (!rawQuery.includes('%')) return;
+  for (const pair of rawQuery.split('&')) {
+    if (!pair.includes('%')) continue;
+    const eq = pair.indexOf('=');
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    const nameOk = decodesAsUtf8(name);
+    if (nameOk && (eq === -1 || decodesAsUtf8(pair.slice(eq + 1)))) continue;
+    const param = nameOk ? printable(decodeURIComponent(name.replace(/\+/g, ' '))) : name;
+    throw new InputError(`${param} is not valid UTF-8 once percent-decoded`, param);
+  }
+}

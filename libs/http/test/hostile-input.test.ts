@@ -157,6 +157,20 @@ describe('path parameters, query values and cursors', () => {
     expectError(await request(app()).get('/users/ann?x%00=1'), 422, 'invalid_value', 'x?');
   });
 
+  it('a query name or value whose percent-escapes are not UTF-8 is 422 invalid_value naming it', async () => {
+    expectError(await request(app()).get('/users/ann?q=%ff'), 422, 'invalid_value', 'q');
+    expectError(
+      await request(app()).get('/users/ann?q=ok&unread=a%ED%A0%80'),
+      422,
+      'invalid_value',
+      'unread',
+    );
+    expectError(await request(app()).get('/users/ann?%ff=1'), 422, 'invalid_value', '%ff');
+    // UTF-8 escapes, `+` and a `%` that starts no escape are text as ever.
+    const res = await request(app()).get('/users/ann?q=caf%C3%A9+50%').expect(200);
+    expect(res.body.q).toBe('café 50%');
+  });
+
   it('a forged cursor with unsafe text is 422 invalid_value, param starting_after', async () => {
     const forged = encodeCursor({ login: 'a\u0000' });
     expectError(
@@ -269,6 +283,18 @@ describe('the HTTP entry point', () => {
       'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n',
     ]);
     expectRaw(text, 417, 'expectation_failed');
+  });
+
+  it('answers CONNECT (no API has a tunnel) with 400 in the JSON error shape and closes the connection', async () => {
+    const { text } = await exchange(['CONNECT 127.0.0.1:5432 HTTP/1.1\r\nHost: 127.0.0.1:5432\r\n\r\n']);
+    expectRaw(text, 400, 'malformed_request');
+  });
+
+  it('answers an HTTP/1.1 request without Host with 400 in the JSON error shape; HTTP/1.0 needs none', async () => {
+    const { text } = await exchange(['GET /healthz HTTP/1.1\r\n\r\n']);
+    expectRaw(text, 400, 'malformed_request');
+    const old = await exchange(['GET /healthz HTTP/1.0\r\n\r\n']);
+    expect(old.text).toMatch(/^HTTP\/1.1 200 /);
   });
 
   it('answers headers trickled past the deadline with 408 and closes the connection', async () => {
