@@ -136,6 +136,16 @@ function decodesAsUtf8(text: string): boolean {
   return true;
 }
 
+/** A query name as the parsers read it; a `%` that starts no escape stays as it is (`50%`). */
+function decodedName(name: string): string {
+  const spaced = name.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced.replace(ESCAPE_RUN, (run) => decodeURIComponent(run));
+  }
+}
+
 /**
  * Refuses a raw query string (without the `?`) whose percent-escapes in a name or a value are not
  * UTF-8 (`%ff`, an encoded lone surrogate `%ED%A0%80`): 422 invalid_value naming the parameter.
@@ -150,7 +160,7 @@ export function assertDecodableQuery(rawQuery: string): void {
     const name = eq === -1 ? pair : pair.slice(0, eq);
     const nameOk = decodesAsUtf8(name);
     if (nameOk && (eq === -1 || decodesAsUtf8(pair.slice(eq + 1)))) continue;
-    const param = nameOk ? printable(decodeURIComponent(name.replace(/\+/g, ' '))) : name;
+    const param = nameOk ? printable(decodedName(name)) : name;
     throw new InputError(`${param} is not valid UTF-8 once percent-decoded`, param);
   }
 }

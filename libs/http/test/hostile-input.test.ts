@@ -166,6 +166,9 @@ describe('path parameters, query values and cursors', () => {
       'unread',
     );
     expectError(await request(app()).get('/users/ann?%ff=1'), 422, 'invalid_value', '%ff');
+    // A name with a `%` that starts no escape, and a value that is not UTF-8: still a 422 naming it.
+    expectError(await request(app()).get('/users/ann?50%25%=%ff'), 422, 'invalid_value', '50%%');
+    expectError(await request(app()).get('/users/ann?a%zz=%ff'), 422, 'invalid_value', 'a%zz');
     // UTF-8 escapes, `+` and a `%` that starts no escape are text as ever.
     const res = await request(app()).get('/users/ann?q=caf%C3%A9+50%').expect(200);
     expect(res.body.q).toBe('café 50%');
