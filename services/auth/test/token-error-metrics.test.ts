@@ -1,16 +1,27 @@
 // ordering_auth_token_errors_total, which OrderingTokenEndpointFailing reads with endpoint="token":
 // a server error is counted under the endpoint that failed, so that one of another endpoint
 // (introspection, userinfo, the sign-in pages) does not page as the token endpoint failing.
+import { Writable } from 'node:stream';
+import { createLogger } from '@ordering/http';
 import { startTestMetrics, type TestMetrics } from '@ordering/telemetry';
 import { CLIENTS_TABLE } from '../src/data-access/client-repository';
 import { startAuthHarness, type AuthHarness } from './support/auth-test-harness';
 
 let metrics: TestMetrics;
 let h: AuthHarness;
+/** The service's log lines. */
+const lines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   metrics = startTestMetrics();
-  h = await startAuthHarness();
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  h = await startAuthHarness({}, { logger: createLogger({ service: 'auth', level: 'info', destination }) });
 });
 
 afterAll(async () => {
@@ -32,9 +43,16 @@ it('counts a server error under the endpoint that failed: token for the token en
   // The clients table unreadable (a real PostgreSQL error): every client lookup fails.
   await h.db.knex.schema.renameTable(CLIENTS_TABLE, `${CLIENTS_TABLE}_away`);
   try {
-    expect((await post('/oauth/token', 'grant_type=client_credentials&scope=orders%3Aread')).status).toBe(
-      500,
-    );
+    const failed = await post('/oauth/token', 'grant_type=client_credentials&scope=orders%3Aread');
+    expect(failed.status).toBe(500);
+    // The error line names the request the client was answered for.
+    const requestId = failed.headers.get('x-request-id');
+    expect(
+      lines.find((l) => l.msg === 'oidc-provider server error' && l.request_id === requestId),
+    ).toMatchObject({
+      level: 'error',
+      endpoint: 'token',
+    });
     expect((await post('/oauth/introspect', 'token=abc')).status).toBe(500);
   } finally {
     await h.db.knex.schema.renameTable(`${CLIENTS_TABLE}_away`, CLIENTS_TABLE);

@@ -471,7 +471,9 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     // OrderingTokenEndpointFailing reads endpoint="token" only.
     const endpoint = (ctx.oidc as { route?: string } | undefined)?.route ?? 'unknown';
     platformMetrics().tokenErrors.add(1, { error: 'server_error', endpoint });
-    deps.logger.error({ err }, 'oidc-provider server error');
+    // The request's logger (libs/http's `req.log`): the line carries the request id the client got.
+    const log = (ctx.req as { log?: typeof deps.logger }).log ?? deps.logger;
+    log.error({ err, endpoint }, 'oidc-provider server error');
   });
   // The token endpoint's answers, for its error-rate alert (docs/operations.md).
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
