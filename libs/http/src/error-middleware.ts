@@ -60,10 +60,14 @@ export function toHttpAppError(err: unknown): AppError {
       /0x00|\\u0000/.test(`${String(pg.message)} ${String(pg.detail)}`)
     )
       return new InputError('A value holds a NUL character, which no field accepts');
-    // body-parser's other client errors (aborted, size mismatch) and the router's undecodable path.
+    // body-parser's other client errors (a compressed body that does not decompress, a size that
+    // does not match Content-Length, an aborted body) and the router's undecodable path. A body
+    // that cannot be read is a body that is not JSON: decisions.md's `invalid_json`.
     if (status !== undefined && status < 500 && e.expose !== false) {
       if (err instanceof URIError) return new NotFoundError('No such resource: the path cannot be decoded');
-      return new BadRequestError('The request is malformed', 'invalid_request_body');
+      return new BadRequestError(
+        'The request body could not be read (malformed, or not decompressible with its Content-Encoding)',
+      );
     }
   }
   return toAppError(err);

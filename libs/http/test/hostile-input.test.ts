@@ -114,6 +114,17 @@ describe('JSON bodies of every createApp app', () => {
     expectError(res, 400, 'invalid_json');
   });
 
+  it('a compressed body that does not decompress is 400 invalid_json (a code decisions.md lists)', async () => {
+    const res = await request(app())
+      .post('/orders')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .serialize((body: unknown) => body as string)
+      .send(Buffer.from('not gzip at all'));
+    expectError(res, 400, 'invalid_json');
+    expect(res.body.error.message).toMatch(/could not be read/);
+  });
+
   it('a body nested deeper than 32 levels is 422 invalid_value', async () => {
     const body = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
     const res = await request(app()).post('/orders').set('Content-Type', 'application/json').send(body);
