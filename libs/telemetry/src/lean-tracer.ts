@@ -32,7 +32,6 @@ import {
   trace,
   TraceFlags,
   type Attributes,
-  type AttributeValue,
   type Context,
   type Exception,
   type HrTime,
@@ -47,9 +46,11 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import {
-  isAnyValue,
-  isSimpleAttributeValue,
+  AddAttributeDecision,
+  cleanAttributes,
+  cleanSimpleAttributes,
   isTracingSuppressed,
+  maybeAddAttribute,
   type InstrumentationScope,
 } from '@opentelemetry/core';
 import { defaultResource, type Resource } from '@opentelemetry/resources';
@@ -80,20 +81,11 @@ function randomHex(bytes: number): string {
   return hex;
 }
 
-const ZERO_TRACE_ID = '0'.repeat(32);
-const ZERO_SPAN_ID = '0'.repeat(16);
-
-function newTraceId(): string {
+/** A random id of `bytes` bytes in hex; never all zeros (W3C's invalid trace and span id). */
+function newId(bytes: number): string {
   for (;;) {
-    const id = randomHex(16);
-    if (id !== ZERO_TRACE_ID) return id; // all zeros is the invalid trace id
-  }
-}
-
-function newSpanId(): string {
-  for (;;) {
-    const id = randomHex(8);
-    if (id !== ZERO_SPAN_ID) return id;
+    const id = randomHex(bytes);
+    if (!/^0+$/.test(id)) return id;
   }
 }
 
@@ -146,80 +138,14 @@ function hrTimeOf(ms: number): HrTime {
   return [seconds, (micros - seconds * 1e6) * 1000];
 }
 
-// ---- attributes -----------------------------------------------------------------------------------
+// ---- attributes: @opentelemetry/core's rules, the SDK's own --------------------------------------
 
-function isPrimitive(value: unknown): boolean {
-  const type = typeof value;
-  return type === 'string' || type === 'number' || type === 'boolean';
-}
+/** The SDK's default limits: 128 of each, no limit on a value's length. */
+const LIMITS = { attributeCountLimit: LIMIT, attributeValueLengthLimit: Infinity };
 
-/** A span's and a link's attribute values (the SDK's rule): OpenTelemetry's AnyValue. */
-function isSpanValue(value: unknown): boolean {
-  return isPrimitive(value) || isAnyValue(value);
-}
-
-/** An event's attribute values (the SDK's rule): a primitive or a homogeneous array of one. */
-function isEventValue(value: unknown): boolean {
-  return isPrimitive(value) || isSimpleAttributeValue(value);
-}
-
-/** Arrays and maps are copied: the caller may change its own afterwards. */
-function copyOf(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return value;
-  if (Array.isArray(value)) return value.map(copyOf);
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const inner = (value as Record<string, unknown>)[key];
-    if (inner !== undefined) copy[key] = copyOf(inner);
-  }
-  return copy;
-}
-
-interface Bag {
-  attributes: Attributes;
-  count: number;
-  dropped: number;
-}
-
-/** setAttribute's rule: an invalid value is refused with a warning, a new key past the limit counted. */
-function put(bag: Bag, key: string, value: unknown): void {
-  if (value === undefined) return;
-  if (typeof key !== 'string' || key.length === 0) {
-    diag.warn(`Invalid attribute key: ${String(key)}`);
-    return;
-  }
-  const attributes = bag.attributes;
-  const isNew = !Object.prototype.hasOwnProperty.call(attributes, key);
-  if (isNew && bag.count >= LIMIT) {
-    if (bag.dropped++ === 0) diag.warn('Dropping extra attributes.');
-    return;
-  }
-  if (!isSpanValue(value)) {
-    diag.warn(`Invalid attribute value set for key: ${key}`);
-    return;
-  }
-  attributes[key] = copyOf(value) as AttributeValue;
-  if (isNew) bag.count++;
-}
-
-/** The attributes given at start, to an event or to a link: whatever is refused counts as dropped. */
-function bagOf(given: Attributes | undefined, isValid: (value: unknown) => boolean = isSpanValue): Bag {
-  const bag: Bag = { attributes: {}, count: 0, dropped: 0 };
-  if (typeof given !== 'object' || given === null) return bag;
-  for (const key in given) {
-    if (!Object.prototype.hasOwnProperty.call(given, key)) continue;
-    const value = given[key];
-    if (value === undefined) continue;
-    if (bag.count >= LIMIT) bag.dropped++;
-    else if (key.length === 0 || !isValid(value)) {
-      diag.warn(`Invalid attribute value set for key: ${key}`);
-      bag.dropped++;
-    } else {
-      bag.attributes[key] = copyOf(value) as AttributeValue;
-      bag.count++;
-    }
-  }
-  return bag;
+/** A link as the SDK keeps it: its attributes cleaned (copied, checked, limited). */
+function linkOf(link: Link): Link {
+  return { context: link.context, ...cleanAttributes(link.attributes, LIMITS) };
 }
 
 // ---- spans ----------------------------------------------------------------------------------------
@@ -229,7 +155,9 @@ interface SpanInit {
   kind: SpanKind;
   spanContext: SpanContext;
   parentSpanContext: SpanContext | undefined;
-  attributes: Bag;
+  /** Cleaned, with their count, and how many were dropped. */
+  attributes: Attributes;
+  droppedAttributesCount: number;
   links: Link[];
   droppedLinksCount: number;
   startMs: number;
@@ -251,10 +179,11 @@ export class LeanSpan implements ApiSpan, ReadableSpan {
   status: SpanStatus = UNSET;
   readonly resource: Resource;
   readonly instrumentationScope: InstrumentationScope;
+  droppedAttributesCount: number;
   droppedEventsCount = 0;
   droppedLinksCount: number;
   private readonly context: SpanContext;
-  private readonly attributeBag: Bag;
+  private attributeCount: number;
   private readonly processors: readonly SpanProcessor[];
   private readonly startMs: number;
   /** Epoch ms of the end, NaN until then. */
@@ -265,8 +194,9 @@ export class LeanSpan implements ApiSpan, ReadableSpan {
     this.kind = init.kind;
     this.context = init.spanContext;
     this.parentSpanContext = init.parentSpanContext;
-    this.attributeBag = init.attributes;
-    this.attributes = init.attributes.attributes;
+    this.attributes = init.attributes;
+    this.attributeCount = Object.keys(init.attributes).length;
+    this.droppedAttributesCount = init.droppedAttributesCount;
     this.links = init.links;
     this.droppedLinksCount = init.droppedLinksCount;
     this.startMs = init.startMs;
@@ -301,10 +231,6 @@ export class LeanSpan implements ApiSpan, ReadableSpan {
     return [Math.floor(nanos / 1e9), nanos % 1e9];
   }
 
-  get droppedAttributesCount(): number {
-    return this.attributeBag.dropped;
-  }
-
   isRecording(): boolean {
     return !this.ended;
   }
@@ -320,14 +246,22 @@ export class LeanSpan implements ApiSpan, ReadableSpan {
 
   setAttribute(key: string, value: SpanAttributeValue): this {
     if (this.endedAlready()) return this;
-    put(this.attributeBag, key, value);
+    const decision = maybeAddAttribute({
+      key,
+      value,
+      attributes: this.attributes,
+      limits: LIMITS,
+      currentAttributesCount: this.attributeCount,
+    });
+    if (decision === AddAttributeDecision.ADD_NEW) this.attributeCount++;
+    else if (decision === AddAttributeDecision.DROP_LIMIT_REACHED && this.droppedAttributesCount++ === 0)
+      diag.warn('Dropping extra attributes.');
     return this;
   }
 
   setAttributes(attributes: Attributes): this {
-    if (this.endedAlready()) return this;
     for (const key in attributes) {
-      if (Object.prototype.hasOwnProperty.call(attributes, key)) put(this.attributeBag, key, attributes[key]);
+      if (Object.prototype.hasOwnProperty.call(attributes, key)) this.setAttribute(key, attributes[key]);
     }
     return this;
   }
@@ -343,12 +277,10 @@ export class LeanSpan implements ApiSpan, ReadableSpan {
       this.events.shift();
       this.droppedEventsCount++;
     }
-    const bag = bagOf(attributes, isEventValue);
     this.events.push({
       name,
       time: hrTimeOf(time === undefined ? nowMs() : msOf(time)),
-      attributes: bag.attributes,
-      droppedAttributesCount: bag.dropped,
+      ...cleanSimpleAttributes(attributes, LIMITS),
     });
     return this;
   }
@@ -422,12 +354,6 @@ export class LeanSpan implements ApiSpan, ReadableSpan {
   }
 }
 
-function linkOf(link: Link): Link {
-  if (!link.attributes) return { context: link.context };
-  const bag = bagOf(link.attributes);
-  return { context: link.context, attributes: bag.attributes, droppedAttributesCount: bag.dropped };
-}
-
 // ---- tracer and provider --------------------------------------------------------------------------
 
 class LeanTracer implements Tracer {
@@ -445,8 +371,8 @@ class LeanTracer implements Tracer {
       parentContext && (parentSpan instanceof LeanSpan || isSpanContextValid(parentContext))
         ? parentContext
         : undefined;
-    const traceId = parent ? parent.traceId : newTraceId();
-    const spanId = newSpanId();
+    const traceId = parent ? parent.traceId : newId(16);
+    const spanId = newId(8);
     const kind = options.kind ?? SpanKind.INTERNAL;
     let links: Link[] = [];
     let droppedLinksCount = 0;
@@ -456,14 +382,14 @@ class LeanTracer implements Tracer {
       droppedLinksCount = given.length - kept.length;
       links = kept.map(linkOf);
     }
-    const attributes = bagOf(options.attributes);
+    const cleaned = cleanAttributes(options.attributes, LIMITS);
     const samplingContext = options.root ? trace.deleteSpan(ctx) : ctx;
     const sampling = this.provider.sampler.shouldSample(
       samplingContext,
       traceId,
       name,
       kind,
-      attributes.attributes,
+      cleaned.attributes ?? {},
       links,
     );
     const traceState = sampling.traceState ?? parent?.traceState;
@@ -475,15 +401,13 @@ class LeanTracer implements Tracer {
       ...(traceState ? { traceState } : {}),
     };
     if (sampling.decision === SamplingDecision.NOT_RECORD) return trace.wrapSpanContext(spanContext);
-    if (sampling.attributes) {
-      for (const key in sampling.attributes) put(attributes, key, sampling.attributes[key]);
-    }
     const span = new LeanSpan({
       name,
       kind,
       spanContext,
       parentSpanContext: parent,
-      attributes,
+      attributes: cleaned.attributes ?? {},
+      droppedAttributesCount: cleaned.droppedAttributesCount ?? 0,
       links,
       droppedLinksCount,
       startMs: options.startTime === undefined ? nowMs() : msOf(options.startTime),
@@ -491,6 +415,8 @@ class LeanTracer implements Tracer {
       scope: this.scope,
       processors: this.provider.processors,
     });
+    // A sampler's own attributes (none of the SDK's samplers adds any) join the span's.
+    if (sampling.attributes) span.setAttributes(sampling.attributes);
     const processors = this.provider.processors;
     for (let i = 0; i < processors.length; i++) processors[i]!.onStart(span, ctx);
     return span;
