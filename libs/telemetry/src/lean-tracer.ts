@@ -10,8 +10,8 @@
 // start; each setAttribute goes through a generic check with limits objects; the processors are
 // called through a MultiSpanProcessor. In the gateway's profile the SDK's span code and the API's
 // context checks it calls were its largest share of tracing. Here a span keeps its times as numbers
-// (HrTime arrays are made when an exporter reads them), copies the attributes it is given once,
-// and checks values only for what OpenTelemetry's attribute rules refuse.
+// (HrTime arrays are made when an exporter reads them) and cleans the attributes it is given once,
+// with @opentelemetry/core's own functions (the SDK's rules).
 //
 // Behaviour kept from the SDK (its tests are the model): a span whose sampler says NOT_RECORD is the
 // API's non-recording span carrying the ids; tracing suppressed in the context (the exporters' own
