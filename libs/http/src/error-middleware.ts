@@ -112,3 +112,16 @@ export function errorMiddleware(options: ErrorMiddlewareOptions = {}): ErrorRequ
     if (!sendError(err, req, res, log)) next(err);
   };
 }
+
+/**
+ * An error handler for the requests under `prefix` only (a section with its own error format:
+ * SCIM, the sign-in pages), to be mounted at the root. Mounted at the prefix itself, Express would
+ * set `req.baseUrl` to it while the handler answers, and the request's route label
+ * (request-telemetry.ts: baseUrl + the route's path) would name the prefix twice.
+ */
+export function errorHandlerUnder(prefix: string, handler: ErrorRequestHandler): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    if (req.path === prefix || req.path.startsWith(`${prefix}/`)) handler(err, req, res, next);
+    else next(err);
+  };
+}

@@ -5,7 +5,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import { UnavailableError } from '@ordering/errors';
-import { isUnsafeText, toHttpAppError, type Logger } from '@ordering/http';
+import { errorHandlerUnder, isUnsafeText, toHttpAppError, type Logger } from '@ordering/http';
 import { subjectInClientTree } from '../../domain/client-tree';
 import { signIn, type SignInDeps } from '../../domain/sign-in-use-case';
 import { splitScopes } from '../../domain/scopes';
@@ -217,42 +217,40 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
     });
 
   // The provider's own errors (expired or foreign interaction) as a page, not a JSON API error.
-  // Mounted at the root and matched on the path here: mounted at '/oauth/interaction', Express
-  // would prefix req.baseUrl to the route's template and the request's route label would read
-  // /oauth/interaction/oauth/interaction/{uid}.
-  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (!req.path.startsWith('/oauth/interaction/')) {
-      next(err);
-      return;
-    }
-    const e = err as { statusCode?: unknown; error?: unknown; error_description?: unknown };
-    if (typeof e.statusCode === 'number' && e.statusCode < 500 && typeof e.error === 'string') {
-      sendHtml(
-        res,
-        e.statusCode,
-        errorPage(e.error, typeof e.error_description === 'string' ? e.error_description : undefined),
-      );
-      return;
-    }
-    // The form parser's refusals (413 body too large, 415, malformed) as a page too.
-    const appError = toHttpAppError(err);
-    if (appError.status < 500) {
-      sendHtml(res, appError.status, errorPage(appError.code, appError.message));
-      return;
-    }
-    if (err instanceof UnavailableError) {
-      deps.logger.warn({ err }, 'sign-in could not reach a dependency');
-      res.set('Retry-After', '5');
-      sendHtml(
-        res,
-        503,
-        errorPage(
-          'temporarily_unavailable',
-          'Signing in is not possible right now. Please try again in a moment.',
-        ),
-      );
-      return;
-    }
-    next(err);
-  });
+  app.use(
+    errorHandlerUnder(
+      '/oauth/interaction',
+      (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+        const e = err as { statusCode?: unknown; error?: unknown; error_description?: unknown };
+        if (typeof e.statusCode === 'number' && e.statusCode < 500 && typeof e.error === 'string') {
+          sendHtml(
+            res,
+            e.statusCode,
+            errorPage(e.error, typeof e.error_description === 'string' ? e.error_description : undefined),
+          );
+          return;
+        }
+        // The form parser's refusals (413 body too large, 415, malformed) as a page too.
+        const appError = toHttpAppError(err);
+        if (appError.status < 500) {
+          sendHtml(res, appError.status, errorPage(appError.code, appError.message));
+          return;
+        }
+        if (err instanceof UnavailableError) {
+          deps.logger.warn({ err }, 'sign-in could not reach a dependency');
+          res.set('Retry-After', '5');
+          sendHtml(
+            res,
+            503,
+            errorPage(
+              'temporarily_unavailable',
+              'Signing in is not possible right now. Please try again in a moment.',
+            ),
+          );
+          return;
+        }
+        next(err);
+      },
+    ),
+  );
 }

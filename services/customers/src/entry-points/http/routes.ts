@@ -1,8 +1,7 @@
 // Every HTTP route of the service and who may call it: `/v1` and `/scim/v2` take the identity the
 // gateway forwards; `/internal` only identities with the `internal` scope (services, operators).
 import type express from 'express';
-import type { ErrorRequestHandler } from 'express';
-import { INTERNAL_SCOPE, requireIdentity, requireScope } from '@ordering/http';
+import { INTERNAL_SCOPE, errorHandlerUnder, requireIdentity, requireScope } from '@ordering/http';
 import type { IdempotencyStore } from '@ordering/idempotency';
 import type { UseCases } from '../../domain/use-cases';
 import { adminRoutes } from './admin-routes';
@@ -34,11 +33,5 @@ export function mountRoutes(app: express.Express, deps: RouteDependencies): void
       ...(deps.scimBaseUrl ? { baseUrl: deps.scimBaseUrl } : {}),
     }),
   );
-  // At the root, matched on the path: mounted at '/scim/v2', Express would prefix req.baseUrl to
-  // the route's template, and every SCIM error would be labelled /scim/v2/scim/v2/....
-  const scimErrorsAtRoot: ErrorRequestHandler = (err, req, res, next) => {
-    if (req.path === '/scim/v2' || req.path.startsWith('/scim/v2/')) scimErrors(err, req, res, next);
-    else next(err);
-  };
-  app.use(scimErrorsAtRoot);
+  app.use(errorHandlerUnder('/scim/v2', scimErrors));
 }
