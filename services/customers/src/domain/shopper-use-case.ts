@@ -44,7 +44,7 @@ function sameValue(a: unknown, b: unknown): boolean {
   return (a ?? null) === (b ?? null);
 }
 
-export interface CreateHooks {
+export interface CreateOptions {
   /** Runs inside the creating transaction, after the user and its event are written. */
   beforeCommit?: (tx: TransactionScope, user: Shopper) => Promise<void>;
   /**
@@ -68,7 +68,7 @@ export class ShopperManagement {
     private readonly clock: Clock,
   ) {}
 
-  async create(actor: Actor, input: CreateShopperInput, hooks: CreateHooks = {}): Promise<Shopper> {
+  async create(actor: Actor, input: CreateShopperInput, options: CreateOptions = {}): Promise<Shopper> {
     const custId = input.cust_id ?? actor.reachRoot;
     if (custId === null || custId === undefined) throw new InputError('cust_id is required', 'cust_id');
     if (input.roles?.includes(ADMIN_ROLE) && !mayManageAdmins(actor))
@@ -83,8 +83,8 @@ export class ShopperManagement {
         await tx.publish(
           newEvent({ type: EVENT_TYPES.userCreated, cust_id: user.cust_id, data: userResource(user) }),
         );
-        const created = hooks.deactivated ? await this.deactivateIn(tx, user) : user;
-        await hooks.beforeCommit?.(tx, created);
+        const created = options.deactivated ? await this.deactivateIn(tx, user) : user;
+        await options.beforeCommit?.(tx, created);
         return created;
       });
     } catch (err) {
