@@ -60,12 +60,19 @@ const rfcCreate = (userName: string) => ({
   name: { formatted: 'Ms. Barbara J Jensen III', familyName: 'Jensen', givenName: 'Barbara' },
 });
 
-/** Runs `fn` while PostgreSQL refuses to deactivate `login` (an injected failure of that write). */
-async function failingDeactivationOf(login: string, fn: () => Promise<void>): Promise<void> {
+/**
+ * Runs `fn` while PostgreSQL refuses the writes to `login` that match `when` (an injected failure
+ * of that write; by default its deactivation).
+ */
+async function failingDeactivationOf(
+  login: string,
+  fn: () => Promise<void>,
+  when = `new.status = 'deactivated'`,
+): Promise<void> {
   await h.knex.raw(`
     create function fail_scim_deactivation() returns trigger language plpgsql as $$
     begin
-      if new.login = '${login}' and new.status = 'deactivated' then raise exception 'injected failure'; end if;
+      if new.login = '${login}' and ${when} then raise exception 'injected failure'; end if;
       return new;
     end $$`);
   await h.knex.raw(
@@ -639,6 +646,31 @@ describe('delete (RFC 7644 3.6)', () => {
     expect(rest.body.status).toBe('deactivated');
     const row = await h.knex('users').where({ login: 'page3' }).first();
     expect(row).toBeDefined();
+  });
+
+  it('deactivates and hides the user in one transaction: a failure of either write leaves the user as it was', async () => {
+    expect((await scim().post('/Users', rfcCreate('faildel'))).status).toBe(201);
+    try {
+      // The second write (hiding the user from SCIM) fails, injected in PostgreSQL.
+      await failingDeactivationOf(
+        'faildel',
+        async () => expect((await scim().delete('/Users/faildel')).status).toBe(500),
+        'new.scim_deleted_at is not null',
+      );
+      expect(await h.knex('users').where({ login: 'faildel' }).first()).toMatchObject({
+        status: 'active',
+        scim_deleted_at: null,
+      });
+      expect((await scim().get('/Users/faildel')).body.active).toBe(true);
+      // The identity provider's retry then does both.
+      expect((await scim().delete('/Users/faildel')).status).toBe(204);
+      expect((await scim().get('/Users/faildel')).status).toBe(404);
+      expect(await h.knex('users').where({ login: 'faildel' }).first()).toMatchObject({
+        status: 'deactivated',
+      });
+    } finally {
+      await h.knex('users').where({ login: 'faildel' }).del(); // the paging test counts the account's users
+    }
   });
 });
 

@@ -109,8 +109,11 @@ export class ScimProvisioning {
   async delete(caller: ScimCaller, id: string, ifMatch?: string): Promise<void> {
     const precondition = ifMatchPrecondition(ifMatch);
     const user = await this.find(caller, id);
-    await this.shoppers.deactivate(actorOf(caller), user.login, precondition);
-    await this.db.users.markScimDeleted(user.login, this.clock.now());
+    // One transaction: a failure between the two writes must not leave a deactivated user that
+    // SCIM still lists (or, the other way round, one SCIM hides that can still sign in).
+    await this.shoppers.deactivate(actorOf(caller), user.login, precondition, {
+      beforeCommit: (tx, deactivated) => tx.users.markScimDeleted(deactivated.login, this.clock.now()),
+    });
   }
 
   /**

@@ -54,6 +54,11 @@ export interface CreateOptions {
   deactivated?: boolean;
 }
 
+export interface DeactivateOptions {
+  /** Runs inside the deactivating transaction, after the user (and its event) are written. */
+  beforeCommit?: (tx: TransactionScope, user: Shopper) => Promise<void>;
+}
+
 /**
  * A check of the current record, run inside the changing transaction once the row is locked (so no
  * other change can slip in between); it throws to refuse the change (SCIM's If-Match: 412).
@@ -137,13 +142,19 @@ export class ShopperManagement {
   }
 
   /** Deactivates once: user.deactivated fires on the change; deactivating again changes nothing. */
-  async deactivate(actor: Actor, login: string, precondition?: ShopperPrecondition): Promise<Shopper> {
+  async deactivate(
+    actor: Actor,
+    login: string,
+    precondition?: ShopperPrecondition,
+    options: DeactivateOptions = {},
+  ): Promise<Shopper> {
     return this.db.transaction(async (tx) => {
       const user = await tx.users.findForUpdate(login);
       if (!user || !(await this.canReach(actor, user.cust_id))) throw notFound(login);
       precondition?.(user);
-      if (user.status === 'deactivated') return user;
-      return this.deactivateIn(tx, user);
+      const deactivated = user.status === 'deactivated' ? user : await this.deactivateIn(tx, user);
+      await options.beforeCommit?.(tx, deactivated);
+      return deactivated;
     });
   }
 
