@@ -64,25 +64,25 @@ const rfcCreate = (userName: string) => ({
  * Runs `fn` while PostgreSQL refuses the writes to `login` that match `when` (an injected failure
  * of that write; by default its deactivation).
  */
-async function failingDeactivationOf(
+async function failingUserWrite(
   login: string,
   fn: () => Promise<void>,
   when = `new.status = 'deactivated'`,
 ): Promise<void> {
   await h.knex.raw(`
-    create function fail_scim_deactivation() returns trigger language plpgsql as $$
+    create function fail_user_write() returns trigger language plpgsql as $$
     begin
       if new.login = '${login}' and ${when} then raise exception 'injected failure'; end if;
       return new;
     end $$`);
   await h.knex.raw(
-    'create trigger fail_scim_deactivation before update on users for each row execute function fail_scim_deactivation()',
+    'create trigger fail_user_write before update on users for each row execute function fail_user_write()',
   );
   try {
     await fn();
   } finally {
-    await h.knex.raw('drop trigger fail_scim_deactivation on users');
-    await h.knex.raw('drop function fail_scim_deactivation()');
+    await h.knex.raw('drop trigger fail_user_write on users');
+    await h.knex.raw('drop function fail_user_write()');
   }
 }
 
@@ -178,7 +178,7 @@ describe('create (RFC 7644 3.3)', () => {
 
     // A failure of the deactivating write (injected in PostgreSQL) fails the whole creation.
     try {
-      await failingDeactivationOf('failoff', async () => {
+      await failingUserWrite('failoff', async () => {
         const failed = await scim().post('/Users', { ...rfcCreate('failoff'), active: false });
         expect(failed.status).toBe(500);
         expect(await h.knex('users').where({ login: 'failoff' }).first()).toBeUndefined();
@@ -470,7 +470,7 @@ describe('replace and patch (RFC 7644 3.5)', () => {
     const created = await scim().post('/Users', rfcCreate('halfpatch'));
     expect(created.status).toBe(201);
     try {
-      await failingDeactivationOf('halfpatch', async () => {
+      await failingUserWrite('halfpatch', async () => {
         const res = await scim().patch('/Users/halfpatch', {
           schemas: [PATCH_OP],
           Operations: [
@@ -652,7 +652,7 @@ describe('delete (RFC 7644 3.6)', () => {
     expect((await scim().post('/Users', rfcCreate('faildel'))).status).toBe(201);
     try {
       // The second write (hiding the user from SCIM) fails, injected in PostgreSQL.
-      await failingDeactivationOf(
+      await failingUserWrite(
         'faildel',
         async () => expect((await scim().delete('/Users/faildel')).status).toBe(500),
         'new.scim_deleted_at is not null',
