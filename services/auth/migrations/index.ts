@@ -4,6 +4,7 @@ import type { Migration } from '@ordering/db';
 import { inboxMigration, outboxMigration } from '@ordering/messaging';
 import { addClientSecretRotation } from './client-secret-rotation-migration';
 import { createIdentityProviders } from './create-identity-providers-migration';
+import { createKeyChecks } from './create-key-checks-migration';
 
 const createOidcPayloads: Migration = {
   name: '20261122030000_create_oidc_payloads',
@@ -87,4 +88,5 @@ export const migrations: Migration[] = [
   createSigningKeys,
   createIdentityProviders,
   addClientSecretRotation,
+  createKeyChecks,
 ];

@@ -21,12 +21,14 @@ import { decodeKey, type AuthConfig } from './config';
 import { ClientRepository } from './data-access/client-repository';
 import { HttpCustomersClient, type CustomersClient } from './data-access/customers-client';
 import { IdentityProviderRepository } from './data-access/identity-provider-repository';
+import { KeyCheckRepository } from './data-access/key-check-repository';
 import { OpenIdRelyingParty } from './data-access/openid-relying-party';
 import { purgeExpired } from './data-access/oidc-payload-repository';
 import { RedisRevocationDenylist } from './data-access/revocation-denylist';
 import { OutboxRevocationPublisher } from './data-access/revocation-outbox';
 import { RedisSignInThrottle } from './data-access/sign-in-throttle';
 import { SigningKeyRepository } from './data-access/signing-key-repository';
+import { recordClientSecretKey } from './domain/client-secret';
 import type { RevocationDeps, RevocationPublisher } from './domain/revocation-use-case';
 import { ensureSigningKey, loadSigningKeySet, type SigningKeyDeps } from './domain/signing-key-use-case';
 import { mountInteractionRoutes } from './entry-points/http/interaction-routes';
@@ -110,6 +112,11 @@ export async function buildAuthService(
       now: () => new Date(),
     };
     await ensureSigningKey(keyDeps);
+    if (await recordClientSecretKey(new KeyCheckRepository(knex), config.CLIENT_SECRET_KEY, new Date())) {
+      logger.error(
+        'CLIENT_SECRET_KEY differs from the one this database last ran with: client secrets made before no longer verify',
+      );
+    }
 
     const clients = new ClientRepository(knex);
     const customers =

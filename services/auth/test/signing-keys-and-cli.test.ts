@@ -1,5 +1,7 @@
 import * as client from 'openid-client';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { KeyCheckRepository } from '../src/data-access/key-check-repository';
+import { recordClientSecretKey } from '../src/domain/client-secret';
 import { authCli } from '../src/entry-points/cli/auth-cli';
 import { AUDIENCE, startAuthHarness, type AuthHarness } from './support/auth-test-harness';
 
@@ -13,6 +15,11 @@ afterAll(async () => {
 
 /** Runs `ops auth ...` against the service's database; returns the printed JSON. */
 async function ops(...args: string[]): Promise<unknown> {
+  return opsWith({}, ...args);
+}
+
+/** The same with some of the service's settings replaced (`env`). */
+async function opsWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<unknown> {
   const printed: string[] = [];
   const cli = authCli({
     env: {
@@ -21,6 +28,7 @@ async function ops(...args: string[]): Promise<unknown> {
       KEY_ENCRYPTION_KEY: h.config.KEY_ENCRYPTION_KEY,
       REDIS_URL: h.config.REDIS_URL,
       REDIS_KEY_PREFIX: h.config.REDIS_KEY_PREFIX,
+      ...env,
     },
     out: (text) => printed.push(text),
   });
@@ -76,6 +84,46 @@ describe('operator CLI: clients', () => {
       status: 'active',
       type: 'service',
     });
+  });
+
+  it("refuses to make a secret with another CLIENT_SECRET_KEY than the service's (it would not work), changing nothing", async () => {
+    const register = (custId: string) => [
+      'clients',
+      'register',
+      '--name',
+      'ERP',
+      '--type',
+      'service',
+      '--scopes',
+      'orders:read',
+      '--cust-id',
+      custId,
+      '--login',
+      'erp',
+    ];
+    const reg = (await ops(...register('ACME'))) as { client_id: string; client_secret: string };
+    // A checkout run against this database without the service's key: the local default, say.
+    const otherKey = { CLIENT_SECRET_KEY: 'local-dev-client-secret-hmac-key-change-me' };
+    expect(otherKey.CLIENT_SECRET_KEY).not.toBe(h.config.CLIENT_SECRET_KEY);
+    const before = (await ops('clients', 'list')) as unknown[];
+    await expect(opsWith(otherKey, ...register('GLOBEX'))).rejects.toThrow(
+      /CLIENT_SECRET_KEY is not the one the auth service uses with this database/,
+    );
+    await expect(opsWith(otherKey, 'clients', 'rotate-secret', reg.client_id)).rejects.toThrow(
+      /nothing was changed/,
+    );
+    expect(await ops('clients', 'list')).toEqual(before);
+    // The secret made before still works.
+    const config = await h.discover(reg.client_id, reg.client_secret);
+    expect((await client.clientCredentialsGrant(config, { scope: 'orders:read' })).access_token).toBeTruthy();
+  });
+
+  it('the service records the key it verifies with at start; another key replacing it is reported', async () => {
+    const checks = new KeyCheckRepository(h.db.knex);
+    const now = new Date();
+    expect(await recordClientSecretKey(checks, h.config.CLIENT_SECRET_KEY, now)).toBe(false);
+    expect(await recordClientSecretKey(checks, 'another-client-secret-key-of-32-chars', now)).toBe(true);
+    expect(await recordClientSecretKey(checks, h.config.CLIENT_SECRET_KEY, now)).toBe(true);
   });
 
   it('rotates a secret (old one refused) and disables a client', async () => {

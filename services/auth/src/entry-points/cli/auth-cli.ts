@@ -10,6 +10,7 @@ import { authConfigSchema, decodeKey } from '../../config';
 import { Redis } from 'ioredis';
 import { ClientRepository } from '../../data-access/client-repository';
 import { IdentityProviderRepository } from '../../data-access/identity-provider-repository';
+import { KeyCheckRepository } from '../../data-access/key-check-repository';
 import { deleteGrantsOfClient } from '../../data-access/oidc-payload-repository';
 import { RedisRevocationDenylist } from '../../data-access/revocation-denylist';
 import { OutboxRevocationPublisher } from '../../data-access/revocation-outbox';
@@ -38,6 +39,7 @@ import {
   tokensOutliveOverlap,
 } from '../../domain/signing-key-use-case';
 import { splitScopes } from '../../domain/scopes';
+import { assertClientSecretKeyOfService } from '../../domain/client-secret';
 import { migrations } from '../../../migrations';
 
 /** What the commands need of the service's configuration (same variables, same defaults). */
@@ -81,6 +83,15 @@ function registrationDeps(knex: Knex, cfg: z.infer<typeof cliEnvSchema>): Client
   return { clients: new ClientRepository(knex), secretKey: cfg.CLIENT_SECRET_KEY, now: () => new Date() };
 }
 
+/** The same, for commands that make a secret: only with the auth service's own CLIENT_SECRET_KEY. */
+async function secretMakingDeps(
+  knex: Knex,
+  cfg: z.infer<typeof cliEnvSchema>,
+): Promise<ClientRegistrationDeps> {
+  await assertClientSecretKeyOfService(new KeyCheckRepository(knex), cfg.CLIENT_SECRET_KEY);
+  return registrationDeps(knex, cfg);
+}
+
 /**
  * The demo clients of each account (local stack seed), on the database of `source`'s DATABASE_URL;
  * idempotent: existing demo clients get a new secret, returned here (secrets are shown once).
@@ -92,7 +103,7 @@ export function registerDemoClients(
   return withDatabase(source, async (knex, cfg) => {
     const registered: DemoClientCredentials[] = [];
     for (const account of accounts)
-      registered.push(...(await ensureDemoClients(registrationDeps(knex, cfg), account)));
+      registered.push(...(await ensureDemoClients(await secretMakingDeps(knex, cfg), account)));
     return registered;
   });
 }
@@ -102,7 +113,9 @@ export function registerPortalClient(
   source: NodeJS.ProcessEnv,
   portal: PortalClientRegistration,
 ): Promise<void> {
-  return withDatabase(source, (knex, cfg) => ensurePortalClient(registrationDeps(knex, cfg), portal));
+  return withDatabase(source, async (knex, cfg) =>
+    ensurePortalClient(await secretMakingDeps(knex, cfg), portal),
+  );
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -153,7 +166,7 @@ export function authCli(io: AuthCliIo = {}): Command {
         allAccounts: boolean;
       }) => {
         await withDatabase(source, async (knex, cfg) => {
-          const { client, clientSecret } = await registerClient(registrationDeps(knex, cfg), {
+          const { client, clientSecret } = await registerClient(await secretMakingDeps(knex, cfg), {
             name: opts.name,
             type: opts.type,
             scopes: splitScopes(opts.scopes.replace(/,/g, ' ')),
@@ -186,7 +199,7 @@ export function authCli(io: AuthCliIo = {}): Command {
     )
     .action(async (clientId: string) => {
       await withDatabase(source, async (knex, cfg) => {
-        const { secret } = await rotateClientSecret(registrationDeps(knex, cfg), clientId);
+        const { secret } = await rotateClientSecret(await secretMakingDeps(knex, cfg), clientId);
         print({ client_id: clientId, client_secret: secret });
       });
     });
