@@ -123,7 +123,13 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
       await Promise.all([redis.close(), pools.close()]);
     },
   };
-  const http = httpEntryPoint(listener, { port: config.PORT, host: config.HOST, logger });
+  // A refusal goes out before a client waiting for 100 Continue sends its body (forward-request.ts).
+  const http = httpEntryPoint(listener, {
+    port: config.PORT,
+    host: config.HOST,
+    logger,
+    deferContinue: true,
+  });
   return { entryPoints: [resources, http], url: () => http.url() };
 }
 

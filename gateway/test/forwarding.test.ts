@@ -262,6 +262,62 @@ describe('bodies', () => {
   });
 });
 
+describe('Expect: 100-continue (RFC 9110 10.1.1)', () => {
+  /** A POST that sends its body only after `100 Continue`, as curl does for larger bodies. */
+  function postExpectingContinue(
+    authorization: string,
+    body: string,
+    declaredLength = Buffer.byteLength(body),
+  ): Promise<{ continued: boolean; status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      let continued = false;
+      const req = http.request(`${h.url}/v1/orders`, {
+        method: 'POST',
+        headers: {
+          authorization,
+          'content-type': 'application/json',
+          'content-length': declaredLength,
+          expect: '100-continue',
+        },
+      });
+      req.on('continue', () => {
+        continued = true;
+        req.end(body);
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ continued, status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+  }
+
+  it('admits the request before it asks for the body, then forwards it', async () => {
+    const answer = await postExpectingContinue(`Bearer ${token}`, '{"items":[]}');
+    expect(answer).toMatchObject({ continued: true, status: 200 });
+    expect(orders().last?.body.toString()).toBe('{"items":[]}');
+    expect(orders().last?.headers.expect).toBeUndefined();
+  });
+
+  it('refuses a bad token before the client sends its body (no 100 Continue)', async () => {
+    const answer = await postExpectingContinue('Bearer not-a-token', '{"items":[]}');
+    expect(answer.continued).toBe(false);
+    expect(answer.status).toBe(401);
+    expect(JSON.parse(answer.body).error.code).toBe('invalid_token');
+    expect(orders().received).toHaveLength(0);
+  });
+
+  it('refuses a declared body over the limit before the client sends it', async () => {
+    const answer = await postExpectingContinue(`Bearer ${token}`, '', 65_537);
+    expect(answer.continued).toBe(false);
+    expect(answer.status).toBe(413);
+    expect(orders().received).toHaveLength(0);
+  });
+});
+
 describe('connections', () => {
   it("keeps the client's connection open across forwarded requests (keep-alive)", async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher, Pool } from 'undici';
 import { AppError, PayloadTooLargeError, UnavailableError } from '@ordering/errors';
-import { type Logger, hasRequestBody as hasBody } from '@ordering/http';
+import { type Logger, continueRequest, hasRequestBody as hasBody } from '@ordering/http';
 import { type HeaderValue, setDownstreamResponseHeaders } from './forwarded-headers';
 
 export interface ForwardOptions {
@@ -30,9 +30,13 @@ interface Attempt {
 /** Errors of a pooled keep-alive socket the service closed just as it was reused. */
 const STALE_SOCKET_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
-/** The request body as the service gets it, refusing more than `limit` bytes. */
+/**
+ * The request body as the service gets it, refusing more than `limit` bytes. Only now, admitted
+ * and under the declared limit, does a client waiting for `100 Continue` get it.
+ */
 function requestBody(
   req: IncomingMessage,
+  res: ServerResponse,
   limit: number,
   attempt: Attempt,
 ): Dispatcher.DispatchOptions['body'] {
@@ -41,8 +45,10 @@ function requestBody(
   if (Number.isFinite(declared)) {
     // Node's parser never delivers more than Content-Length: the header alone decides.
     if (declared > limit) throw new PayloadTooLargeError(`The request body is larger than ${limit} bytes`);
+    continueRequest(req, res);
     return req;
   }
+  continueRequest(req, res);
   return Readable.from(
     (async function* counted() {
       let received = 0;
@@ -86,7 +92,7 @@ async function send(
   options: ForwardOptions,
   attempt: Attempt,
 ): Promise<void> {
-  const body = requestBody(req, options.bodyLimitBytes, attempt);
+  const body = requestBody(req, res, options.bodyLimitBytes, attempt);
   const controller = new AbortController();
   const timer = setTimeout(() => {
     attempt.timedOut = true;

@@ -31,6 +31,26 @@ export interface HttpEntryPointOptions {
   headersTimeoutMs?: number;
   /** How long a client may take to send a whole request, body included; default 30 s (then 408). */
   requestTimeoutMs?: number;
+  /**
+   * A request with `Expect: 100-continue` gets its `100 Continue` only when the app asks for the
+   * body (`continueRequest`), so that a refusal (401, 413, 429...) goes out before the client
+   * sends a body it would waste. Default: Node sends 100 before the app sees the request.
+   */
+  deferContinue?: boolean;
+}
+
+const AWAITS_CONTINUE = Symbol('awaitsContinue');
+type AwaitingRequest = IncomingMessage & { [AWAITS_CONTINUE]?: boolean };
+
+/**
+ * The app is about to read the request's body: a client waiting for `100 Continue` (entry point
+ * with `deferContinue`) gets it now, once. Does nothing for any other request.
+ */
+export function continueRequest(req: IncomingMessage, res: ServerResponse): void {
+  const waiting = req as AwaitingRequest;
+  if (!waiting[AWAITS_CONTINUE]) return;
+  waiting[AWAITS_CONTINUE] = false;
+  if (!res.headersSent) res.writeContinue();
 }
 
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -199,6 +219,12 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
     s.keepAliveTimeout = 65_000;
     s.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(err, socket, log));
     s.on('checkExpectation', answerExpectationFailed);
+    if (options.deferContinue) {
+      s.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+        (req as AwaitingRequest)[AWAITS_CONTINUE] = true;
+        handler(req, res);
+      });
+    }
     s.on('connect', (req: IncomingMessage, socket: Duplex) => answerConnect(req, socket, log));
     await new Promise<void>((resolve, reject) => {
       s.once('error', reject);
