@@ -1,5 +1,5 @@
 // The gateway process: configuration from the environment, then run until SIGTERM/SIGINT.
-import { createLogger, runService } from '@ordering/http';
+import { createLogger, routeConsoleTo, runService } from '@ordering/http';
 import { startTelemetry, telemetryEntryPoint } from '@ordering/telemetry';
 import { loadGatewayConfig } from './config';
 import { createGateway } from './gateway';
@@ -9,6 +9,7 @@ async function main(): Promise<void> {
   // Already started by `--require register-telemetry.js` in a container; started here otherwise.
   startTelemetry({ service: config.SERVICE_NAME });
   const logger = createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+  routeConsoleTo(logger);
   const gateway = createGateway(config, { logger });
   // Telemetry first, so it stops last: the spans of the shutdown are flushed before the exit.
   await runService({

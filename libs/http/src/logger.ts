@@ -1,6 +1,7 @@
 // One JSON logger per process. Every line names the service and, inside a traced operation, the
 // trace and span ids of the active OpenTelemetry span, so logs and traces can be joined.
 import { isSpanContextValid, trace } from '@opentelemetry/api';
+import { format } from 'node:util';
 import pino from 'pino';
 import { platformMetrics } from '@ordering/telemetry';
 
@@ -122,4 +123,24 @@ export function createLogger(options: LoggerOptions): Logger {
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
   };
   return pino(pinoOptions, options.destination ?? stdoutDestination());
+}
+
+/**
+ * What libraries print with `console.*` (oidc-provider's notices and warnings, for one) becomes
+ * lines of `logger` (JSON, `source: "console"`, the level of the console method), so that every
+ * line a process writes is JSON a log shipper can read. Production processes only: tests keep
+ * their console.
+ */
+export function routeConsoleTo(logger: Logger): void {
+  const to =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]) =>
+      logger[level]({ source: 'console' }, format(...args));
+  /* eslint-disable no-console -- replacing the console's methods, not printing */
+  console.debug = to('debug');
+  console.log = to('info');
+  console.info = to('info');
+  console.warn = to('warn');
+  console.error = to('error');
+  /* eslint-enable no-console */
 }

@@ -3,7 +3,7 @@
 // as the production process, `startInProcess` runs it inside a test or e2e harness.
 import { startTelemetry, telemetryEntryPoint } from '@ordering/telemetry';
 import { runService, type EntryPoint, type RunningService } from './entry-point';
-import { createLogger, type Logger } from './logger';
+import { createLogger, routeConsoleTo, type Logger } from './logger';
 
 export interface AssembledService {
   entryPoints: EntryPoint[];
@@ -48,6 +48,7 @@ export function serviceMain<C extends { SERVICE_NAME: string; LOG_LEVEL: string 
     // Already started by `--require register-telemetry.js` in a container; started here otherwise.
     startTelemetry({ service: config.SERVICE_NAME });
     const logger = createLogger({ service: config.SERVICE_NAME, level: config.LOG_LEVEL });
+    routeConsoleTo(logger);
     const service = await build(config, { logger });
     await runService({
       service: config.SERVICE_NAME,

@@ -67,9 +67,22 @@ describe('src/start.ts', () => {
         await fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration`)
       ).json()) as { issuer: string };
       expect(discovery.issuer).toBe(`http://127.0.0.1:${port}`);
+      // A token request: its form body is read before oidc-provider, which says so on the console.
+      const token = await fetch(`http://127.0.0.1:${port}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&client_id=nobody&client_secret=nothing',
+      });
+      expect(token.status).toBe(401);
       proc.child.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
       expect(proc.output()).toMatch(/auth stopped/);
+      // Every line the process wrote is JSON a log shipper can read, the libraries' too.
+      const lines = proc
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '');
+      for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
     } finally {
       proc.child.kill('SIGKILL');
       const admin = createKnex({ url: PG_ADMIN_URL, pool: { max: 1 } });
