@@ -134,9 +134,23 @@ function answerExpectationFailed(_req: IncomingMessage, res: ServerResponse): vo
   answerAndClose(res, 417, 'expectation_failed', 'Only `Expect: 100-continue` is supported');
 }
 
-/** An HTTP/1.1 request without `Host` (RFC 9112 3.2): 400, which Node would send without a body. */
-function lacksHost(req: IncomingMessage): boolean {
-  return req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
+/**
+ * What is wrong with the request's `Host` (RFC 9112 3.2: 400 for an HTTP/1.1 request without one,
+ * and for any request with more than one, which Node would otherwise accept, keeping the first).
+ */
+function hostProblem(req: IncomingMessage): string | undefined {
+  if (req.headers.host === undefined) {
+    return req.httpVersionMajor === 1 && req.httpVersionMinor === 1
+      ? 'An HTTP/1.1 request must carry a Host header'
+      : undefined;
+  }
+  let hosts = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
+  }
+  return hosts > 1 ? 'A request must carry one Host header, not several' : undefined;
 }
 
 /** A refusal of the entry point itself, in the API's error shape; the connection then closes. */
@@ -185,8 +199,9 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
     // A request that arrives on an open keep-alive socket while draining is served, then the
     // socket closes.
     if (stopping) res.setHeader('Connection', 'close');
-    if (lacksHost(req)) {
-      answerAndClose(res, 400, 'malformed_request', 'An HTTP/1.1 request must carry a Host header');
+    const badHost = hostProblem(req);
+    if (badHost !== undefined) {
+      answerAndClose(res, 400, 'malformed_request', badHost);
       return;
     }
     app(req, res);

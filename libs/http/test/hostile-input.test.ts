@@ -311,6 +311,14 @@ describe('the HTTP entry point', () => {
     expect(old.text).toMatch(/^HTTP\/1.1 200 /);
   });
 
+  it('answers a request with more than one Host with 400 in the JSON error shape (RFC 9112 3.2)', async () => {
+    const { text } = await exchange(['GET /healthz HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n']);
+    expectRaw(text, 400, 'malformed_request');
+    expect(text).toContain('one Host header, not several');
+    const once = await exchange(['GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n']);
+    expect(once.text).toMatch(/^HTTP\/1.1 200 /);
+  });
+
   it('answers headers trickled past the deadline with 408 and closes the connection', async () => {
     const { text, closedAfterMs } = await exchange(
       ['GET /healthz HTTP/1.1\r\n', 'Host: x\r\n', 'X-A: 1\r\n', 'X-B: 2\r\n', 'X-C: 3\r\n', 'X-D: 4\r\n'],
