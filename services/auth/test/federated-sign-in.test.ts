@@ -284,6 +284,14 @@ describe('federated sign-in refusals, shown on the sign-in page', () => {
     expect(h.customers.find('unverified@acme.example')).toBeUndefined();
   });
 
+  it('an email that cannot be a login (characters, length): refused with a page that says why, nobody created', async () => {
+    const odd = "o'brien@acme.example";
+    idp.person(odd, { sub: 'idp-odd', email: odd, email_verified: true });
+    const flow = await startFlow();
+    expectRefusal(await continueWithCompany(flow, odd), 403, /cannot be a login here/);
+    expect(h.customers.find(odd)).toBeUndefined();
+  });
+
   it("an email outside the provider's own domain", async () => {
     idp.person('sneaky@acme.example', { sub: 'idp-3', email: 'ceo@globex.example', email_verified: true });
     const flow = await startFlow();

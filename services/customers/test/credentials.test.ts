@@ -241,6 +241,24 @@ describe('POST /internal/v1/users/jit', () => {
     }
   });
 
+  it('answers 422 for an e-mail that cannot be a login, creating nobody; a user already holding it signs in', async () => {
+    const domain = `cred-${h.suffix.toLowerCase()}.example`;
+    const quoted = `o'brien@${domain}`;
+    const long = `${'a'.repeat(101 - domain.length)}@${domain}`;
+    for (const email of [quoted, long]) {
+      const res = await jit(email);
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'invalid_value', param: 'email' });
+      expect(await h.knex('users').where({ email }).first()).toBeUndefined();
+    }
+    // An admin created the person with another login and this e-mail: sign-in finds that user.
+    const login = `obrien.${randomUUID().slice(0, 8)}`;
+    await h.admin.createUser({ login, email: quoted, name: "Pat O'Brien", cust_id: custId });
+    const found = await jit(quoted);
+    expect(found.status).toBe(200);
+    expect(found.body).toMatchObject({ created: false, user: { login } });
+  });
+
   it('answers 404 for a domain no account maps, or an account that does not allow JIT', async () => {
     expect((await jit(`x@unmapped-${h.suffix.toLowerCase()}.example`)).status).toBe(404);
     const other = `NOJIT-${h.suffix}`;

@@ -43,11 +43,15 @@ const mutableUserFields = {
   cost_center: z.string().max(100).nullable(),
 };
 
+/**
+ * What a login may be: `+` as in e-mail-like logins (plus addressing), which SCIM and just-in-time
+ * sign-up create.
+ */
+export const LOGIN_PATTERN = /^[A-Za-z0-9._@+-]{1,100}$/;
+export const LOGIN_RULE = 'letters, digits and . _ @ + - only, at most 100 characters';
+
 export const CreateUserRequest = requestObject({
-  login: z
-    .string()
-    // `+` as in e-mail-like logins (plus addressing), which SCIM and just-in-time sign-up create.
-    .regex(/^[A-Za-z0-9._@+-]{1,100}$/, 'letters, digits and . _ @ + - only, at most 100 characters'),
+  login: z.string().regex(LOGIN_PATTERN, LOGIN_RULE),
   email: mutableUserFields.email,
   name: mutableUserFields.name,
   cust_id: z.string().min(1).optional().openapi({ description: "Defaults to the token's account" }),

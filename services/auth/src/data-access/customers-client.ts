@@ -40,13 +40,13 @@ export interface CustomersClient {
   /**
    * Just-in-time provisioning of someone an identity provider vouched for: the existing shopper of
    * that e-mail (`created: false`, whatever its status) or a new one (`created: true`, user.created
-   * fires); undefined when no account maps the e-mail's domain with JIT allowed.
+   * fires); undefined when no account maps the e-mail's domain with JIT allowed;
+   * `'email_not_login'` when the e-mail cannot be a login (characters, length).
    */
-  provisionJustInTime(
-    email: string,
-    name?: string,
-  ): Promise<{ user: ShopperRecord; created: boolean } | undefined>;
+  provisionJustInTime(email: string, name?: string): Promise<JustInTimeResult>;
 }
+
+export type JustInTimeResult = { user: ShopperRecord; created: boolean } | 'email_not_login' | undefined;
 
 export class HttpCustomersClient implements CustomersClient {
   constructor(
@@ -81,12 +81,10 @@ export class HttpCustomersClient implements CustomersClient {
     return ((await res.json()) as { cust_ids: string[] }).cust_ids;
   }
 
-  async provisionJustInTime(
-    email: string,
-    name?: string,
-  ): Promise<{ user: ShopperRecord; created: boolean } | undefined> {
+  async provisionJustInTime(email: string, name?: string): Promise<JustInTimeResult> {
     const res = await this.call('POST', '/internal/v1/users/jit', { email, ...(name ? { name } : {}) });
     if (res.status === 404) return undefined;
+    if (res.status === 422) return 'email_not_login';
     if (res.status !== 200 && res.status !== 201) throw this.unexpected(res.status);
     return (await res.json()) as { user: ShopperRecord; created: boolean };
   }

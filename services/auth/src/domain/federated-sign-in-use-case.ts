@@ -72,6 +72,7 @@ export type CompleteResult =
   | { outcome: 'email_unverified' }
   | { outcome: 'email_outside_domain'; domain: string }
   | { outcome: 'no_account'; domain: string }
+  | { outcome: 'email_not_login' }
   | { outcome: 'deactivated' };
 
 const random = () => randomBytes(32).toString('base64url');
@@ -156,6 +157,7 @@ export async function completeFederatedSignIn(
       : undefined;
   const provisioned = await deps.customers.provisionJustInTime(email, name);
   if (!provisioned) return { outcome: 'no_account', domain: idp.domain };
+  if (provisioned === 'email_not_login') return { outcome: 'email_not_login' };
   const { user, created } = provisioned;
   if (user.status !== 'active') return { outcome: 'deactivated' };
   return { outcome: 'signed_in', sub: shopperSubject(user.cust_id, user.login), created };

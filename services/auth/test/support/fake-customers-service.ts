@@ -2,6 +2,7 @@
 // implementing exactly its contract and checking the internal identity the auth service sends.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LOGIN_PATTERN } from '@ordering/contracts';
 import { verifyIdentity } from '@ordering/http';
 import type { ShopperRecord } from '../../src/data-access/customers-client';
 
@@ -109,6 +110,13 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
         if (!custId) {
           send(404, {
             error: { type: 'invalid_request', code: 'resource_missing', message: 'no', request_id: 'x' },
+          });
+          return;
+        }
+        // As the customers service: the e-mail becomes the login, so it must be one.
+        if (!LOGIN_PATTERN.test(login)) {
+          send(422, {
+            error: { type: 'invalid_request', code: 'invalid_value', message: 'no', request_id: 'x' },
           });
           return;
         }

@@ -69,6 +69,12 @@ function failureMessage(result: Failure): { status: number; message: string } {
         status: 403,
         message: `Your company has not enabled sign-in for people of ${result.domain} here. Ask your administrator.`,
       };
+    case 'email_not_login':
+      return {
+        status: 403,
+        message:
+          'Your email address cannot be a login here (letters, digits and . _ @ + - only, at most 100 characters). Ask your administrator to create your account.',
+      };
     case 'deactivated':
       return { status: 403, message: 'Your account is deactivated. Ask your administrator.' };
   }
