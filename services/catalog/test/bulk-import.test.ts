@@ -85,6 +85,33 @@ describe('bulk import', () => {
     expect(await h.catalog.getItem('PAP-2')).toMatchObject({ pricing: [{ min_qty: 1, amount: 1199 }] });
   });
 
+  it('two imports of the same items at once both succeed, the later one reporting and announcing its changes', async () => {
+    // Overlapping imports used to lock the same rows in opposite orders (PostgreSQL aborted one:
+    // deadlock, 500), or the later one read the items as they were before the earlier one committed:
+    // it said "created" for items it updated and published no change message for them.
+    const codes = Array.from({ length: 2000 }, (_, i) => `RACE-${String(i).padStart(4, '0')}`);
+    const file = (amount: number, order: string[]) =>
+      JSON.stringify(
+        order.map((item_code) => ({
+          item_code,
+          name: `Race ${item_code}`,
+          category_id: 'paper',
+          currency: 'USD',
+          pricing: [{ min_qty: 1, amount }],
+        })),
+      );
+    const results = await Promise.all([
+      h.catalog.importItems('json', file(100, codes)),
+      h.catalog.importItems('json', file(200, [...codes].reverse())),
+    ]);
+    const total = (key: 'created' | 'updated' | 'changes') => results.reduce((sum, r) => sum + r[key], 0);
+    expect({ created: total('created'), updated: total('updated'), changes: total('changes') }).toEqual({
+      created: 2000,
+      updated: 2000,
+      changes: 2000,
+    });
+  }, 60_000);
+
   it('refuses a CSV with bad lines, reporting each by line and field, and writes nothing', async () => {
     const csv = [
       'item_code,name,category_id,currency,pricing,stock_state',
