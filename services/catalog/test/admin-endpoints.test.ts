@@ -96,3 +96,24 @@ it('restricts an item only to accounts that exist: a misspelt one is refused, no
   const res = await h.get(`/v1/catalog/items/${f.ids['PAP-A4']}?cust_id=${f.globex}`, h.token(f.globex));
   expect(res.status).toBe(200);
 });
+
+it('refuses a currency that is not an ISO 4217 code, which no account could buy in', async () => {
+  // "UDS" for "USD" used to be stored: the item was then in no account's catalog, without a word.
+  expect(await refusal(h.catalog.createItem({ item_code: 'CUR-1', ...item, currency: 'UDS' }))).toEqual([
+    422,
+    'invalid_value',
+    'currency',
+  ]);
+  expect(await refusal(h.catalog.createPriceList({ id: 'BAD-CUR', name: 'Typo', currency: 'EUO' }))).toEqual([
+    422,
+    'invalid_value',
+    'currency',
+  ]);
+  const err = (await h.catalog
+    .importItems('csv', 'item_code,name,category_id,currency,pricing\nCUR-2,X,office,UDS,1:100\n')
+    .catch((e: unknown) => e)) as CatalogAdminError;
+  expect(err.body).toMatchObject({
+    error: { code: 'invalid_import', problems: [{ line: 2, param: 'currency' }] },
+  });
+  expect(await refusal(h.catalog.getItem('CUR-1'))).toEqual([404, 'resource_missing', 'item']);
+});
