@@ -139,6 +139,22 @@ describe('bulk import', () => {
     expect(error.message).toMatch(/line 3: name/);
   });
 
+  it('says what a CSV price tier cell or lead time should look like', async () => {
+    // These were "Invalid input: expected array, received string" (the cell is not parsed as tiers)
+    // and "expected number, received string": true of the parser, no help to whoever wrote the file.
+    const csv = [
+      'item_code,name,category_id,currency,pricing,lead_time_days',
+      'FMT-1,Negative price,paper,USD,1:-100,1', // 2
+      'FMT-2,Price in dollars,paper,USD,1:12.50,1', // 3
+      'FMT-3,Fractional days,paper,USD,1:100,1.5', // 4
+    ].join('\n');
+    expect((await refused('csv', csv)).problems).toEqual([
+      { line: 2, param: 'pricing', message: expect.stringMatching(/1:1250;10:1100/) },
+      { line: 3, param: 'pricing', message: expect.stringMatching(/minor unit/) },
+      { line: 4, param: 'lead_time_days', message: expect.stringMatching(/whole number of days/) },
+    ]);
+  });
+
   it('refuses unknown columns and fields, bad JSON lines, and an empty file', async () => {
     expect((await refused('csv', 'item_code,name,colour\nX,Y,red')).problems).toEqual([
       { line: 1, message: 'unknown column(s): colour' },
