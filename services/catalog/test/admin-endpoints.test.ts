@@ -117,3 +117,28 @@ it('refuses a currency that is not an ISO 4217 code, which no account could buy 
   });
   expect(await refusal(h.catalog.getItem('CUR-1'))).toEqual([404, 'resource_missing', 'item']);
 });
+
+it('two assignments of one account at once: the later one announces the prices of the list it replaced', async () => {
+  const account = `RACE-${h.suffix}`;
+  await h.customers.createCustomer({ cust_id: account, name: 'Race', currency: 'USD' });
+  for (const [list, item] of [
+    ['RACE-L1', 'PEN-001'],
+    ['RACE-L2', 'STP-200'],
+  ] as const) {
+    await h.catalog.createPriceList({ id: list, name: list, currency: 'USD' });
+    await h.catalog.setPriceListEntry(list, item, [{ min_qty: 1, amount: 1 }]);
+  }
+  await Promise.all([h.catalog.assign(account, 'RACE-L1'), h.catalog.assign(account, 'RACE-L2')]);
+  const [kept] = (
+    (await h.catalog.assignments()) as { data: { cust_id: string; price_list_id: string }[] }
+  ).data.filter((a) => a.cust_id === account);
+  const replaced = kept!.price_list_id === 'RACE-L1' ? 'STP-200' : 'PEN-001';
+  // The replaced list's item went back to its base price for the account: announced when the list
+  // was assigned and again when it was replaced. Both assignments used to read "no list before"
+  // (neither waited for the other), so the second announcement was never written.
+  const rows: { n: string }[] = await h
+    .knex('outbox')
+    .count({ n: '*' })
+    .whereRaw(`payload->>'item_code' = ? and payload->'cust_ids' \\? ?`, [replaced, account]);
+  expect(Number(rows[0]!.n)).toBe(2);
+});
