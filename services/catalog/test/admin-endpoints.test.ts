@@ -96,3 +96,49 @@ it('restricts an item only to accounts that exist: a misspelt one is refused, no
   const res = await h.get(`/v1/catalog/items/${f.ids['PAP-A4']}?cust_id=${f.globex}`, h.token(f.globex));
   expect(res.status).toBe(200);
 });
+
+it('refuses a currency that is not an ISO 4217 code, which no account could buy in', async () => {
+  // "UDS" for "USD" used to be stored: the item was then in no account's catalog, without a word.
+  expect(await refusal(h.catalog.createItem({ item_code: 'CUR-1', ...item, currency: 'UDS' }))).toEqual([
+    422,
+    'invalid_value',
+    'currency',
+  ]);
+  expect(await refusal(h.catalog.createPriceList({ id: 'BAD-CUR', name: 'Typo', currency: 'EUO' }))).toEqual([
+    422,
+    'invalid_value',
+    'currency',
+  ]);
+  const err = (await h.catalog
+    .importItems('csv', 'item_code,name,category_id,currency,pricing\nCUR-2,X,office,UDS,1:100\n')
+    .catch((e: unknown) => e)) as CatalogAdminError;
+  expect(err.body).toMatchObject({
+    error: { code: 'invalid_import', problems: [{ line: 2, param: 'currency' }] },
+  });
+  expect(await refusal(h.catalog.getItem('CUR-1'))).toEqual([404, 'resource_missing', 'item']);
+});
+
+it('two assignments of one account at once: the later one announces the prices of the list it replaced', async () => {
+  const account = `RACE-${h.suffix}`;
+  await h.customers.createCustomer({ cust_id: account, name: 'Race', currency: 'USD' });
+  for (const [list, item] of [
+    ['RACE-L1', 'PEN-001'],
+    ['RACE-L2', 'STP-200'],
+  ] as const) {
+    await h.catalog.createPriceList({ id: list, name: list, currency: 'USD' });
+    await h.catalog.setPriceListEntry(list, item, [{ min_qty: 1, amount: 1 }]);
+  }
+  await Promise.all([h.catalog.assign(account, 'RACE-L1'), h.catalog.assign(account, 'RACE-L2')]);
+  const [kept] = (
+    (await h.catalog.assignments()) as { data: { cust_id: string; price_list_id: string }[] }
+  ).data.filter((a) => a.cust_id === account);
+  const replaced = kept!.price_list_id === 'RACE-L1' ? 'STP-200' : 'PEN-001';
+  // The replaced list's item went back to its base price for the account: announced when the list
+  // was assigned and again when it was replaced. Both assignments used to read "no list before"
+  // (neither waited for the other), so the second announcement was never written.
+  const rows: { n: string }[] = await h
+    .knex('outbox')
+    .count({ n: '*' })
+    .whereRaw(`payload->>'item_code' = ? and payload->'cust_ids' \\? ?`, [replaced, account]);
+  expect(Number(rows[0]!.n)).toBe(2);
+});

@@ -85,6 +85,33 @@ describe('bulk import', () => {
     expect(await h.catalog.getItem('PAP-2')).toMatchObject({ pricing: [{ min_qty: 1, amount: 1199 }] });
   });
 
+  it('two imports of the same items at once both succeed, the later one reporting and announcing its changes', async () => {
+    // Overlapping imports used to lock the same rows in opposite orders (PostgreSQL aborted one:
+    // deadlock, 500), or the later one read the items as they were before the earlier one committed:
+    // it said "created" for items it updated and published no change message for them.
+    const codes = Array.from({ length: 2000 }, (_, i) => `RACE-${String(i).padStart(4, '0')}`);
+    const file = (amount: number, order: string[]) =>
+      JSON.stringify(
+        order.map((item_code) => ({
+          item_code,
+          name: `Race ${item_code}`,
+          category_id: 'paper',
+          currency: 'USD',
+          pricing: [{ min_qty: 1, amount }],
+        })),
+      );
+    const results = await Promise.all([
+      h.catalog.importItems('json', file(100, codes)),
+      h.catalog.importItems('json', file(200, [...codes].reverse())),
+    ]);
+    const total = (key: 'created' | 'updated' | 'changes') => results.reduce((sum, r) => sum + r[key], 0);
+    expect({ created: total('created'), updated: total('updated'), changes: total('changes') }).toEqual({
+      created: 2000,
+      updated: 2000,
+      changes: 2000,
+    });
+  }, 60_000);
+
   it('refuses a CSV with bad lines, reporting each by line and field, and writes nothing', async () => {
     const csv = [
       'item_code,name,category_id,currency,pricing,stock_state',
@@ -110,6 +137,22 @@ describe('bulk import', () => {
       { line: 10, param: 'item_code', message: expect.any(String) },
     ]);
     expect(error.message).toMatch(/line 3: name/);
+  });
+
+  it('says what a CSV price tier cell or lead time should look like', async () => {
+    // These were "Invalid input: expected array, received string" (the cell is not parsed as tiers)
+    // and "expected number, received string": true of the parser, no help to whoever wrote the file.
+    const csv = [
+      'item_code,name,category_id,currency,pricing,lead_time_days',
+      'FMT-1,Negative price,paper,USD,1:-100,1', // 2
+      'FMT-2,Price in dollars,paper,USD,1:12.50,1', // 3
+      'FMT-3,Fractional days,paper,USD,1:100,1.5', // 4
+    ].join('\n');
+    expect((await refused('csv', csv)).problems).toEqual([
+      { line: 2, param: 'pricing', message: expect.stringMatching(/1:1250;10:1100/) },
+      { line: 3, param: 'pricing', message: expect.stringMatching(/minor unit/) },
+      { line: 4, param: 'lead_time_days', message: expect.stringMatching(/whole number of days/) },
+    ]);
   });
 
   it('refuses unknown columns and fields, bad JSON lines, and an empty file', async () => {

@@ -12,9 +12,17 @@ export const Timestamp = z.iso.datetime().openapi({
 /** ISO 8601 calendar date, e.g. `2026-11-25`. */
 export const DateOnly = z.iso.date().openapi({ description: 'ISO 8601 date', example: '2026-11-25' });
 
+/** The ISO 4217 codes the runtime knows (ICU's list: current and recently retired currencies). */
+const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
+
+/**
+ * Checked against ISO 4217, not only its shape: a typo such as `UDS` would price an item (or make an
+ * account buy) in a currency no account has, hiding it from every catalog without a word.
+ */
 export const CurrencyCode = z
   .string()
   .regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 code')
+  .refine((code) => ISO_4217.has(code), 'is not an ISO 4217 currency code')
   .openapi({ description: 'ISO 4217 currency code, upper case', example: 'USD' });
 
 export const Money = z

@@ -212,6 +212,14 @@ export class CatalogAdminRepository {
     return db('price_list_assignments').select('cust_id', 'price_list_id').orderBy('cust_id');
   }
 
+  /**
+   * Makes changes of one account's assignment take turns until `trx` ends (a row lock cannot: the
+   * account may have no assignment row yet), so each reads the list the previous one left.
+   */
+  async lockAssignment(trx: Knex.Transaction, custId: string): Promise<void> {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`catalog.assignment:${custId}`]);
+  }
+
   async assignment(db: Db, custId: string): Promise<string | undefined> {
     const row = await db('price_list_assignments').select('price_list_id').where({ cust_id: custId }).first();
     return row?.price_list_id as string | undefined;

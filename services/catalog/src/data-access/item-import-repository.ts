@@ -8,6 +8,14 @@ import type { ItemState } from '../domain/item-changes';
 
 export const IMPORT_BATCH_SIZE = 5000;
 
+/**
+ * Key of the transaction-scoped advisory lock that makes imports take turns (any replica): two
+ * imports of the same item codes at once locked the rows in opposite orders (deadlock, one of them
+ * aborted), or the later one read the items as they were before the earlier one committed (it
+ * reported them created and published no change message for the prices it changed).
+ */
+const IMPORT_LOCK_KEY = 'catalog.items.import';
+
 export interface UpsertedItem {
   id: string;
   item_code: string;
@@ -23,6 +31,8 @@ export class ItemImportRepository {
     rows: { id: string; values: ItemValues }[],
     now: Date,
   ): Promise<UpsertedItem[]> {
+    // Waits for an import still running; each statement after this sees what it committed.
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [IMPORT_LOCK_KEY]);
     const out: UpsertedItem[] = [];
     for (let i = 0; i < rows.length; i += IMPORT_BATCH_SIZE) {
       out.push(...(await this.upsertBatch(trx, rows.slice(i, i + IMPORT_BATCH_SIZE), now)));

@@ -283,6 +283,8 @@ export class CatalogAdministration {
   /** Assigns a price list to an account (and so its descendants); null removes the assignment. */
   async assign(custId: string, listId: string | null) {
     return this.repo.transaction(async (trx) => {
+      // Another change of this account's list waits: each announces the items of the list it replaces.
+      await this.repo.lockAssignment(trx, custId);
       const previous = await this.repo.assignment(trx, custId);
       if (listId !== null) {
         const list = await this.repo.priceList(trx, listId);

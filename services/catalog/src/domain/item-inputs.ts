@@ -20,11 +20,16 @@ const Tier = requestObject({
   amount: z.int().min(0).max(1_000_000_000_000),
 });
 
+/** Said of a `pricing` that is not a list of tiers at all (a CSV cell that is not `1:1250;10:1100`). */
+const TIERS_FORMAT =
+  "must be price tiers, each a min_qty and an integer amount in the currency's minor unit " +
+  '(cents for USD): in a CSV cell 1:1250;10:1100, in JSON [{"min_qty": 1, "amount": 1250}]';
+
 /** Price tiers: the first from 1 unit (every quantity has a price), each `min_qty` once. */
 export const Tiers = z
-  .array(Tier)
-  .min(1)
-  .max(20)
+  .array(Tier, { error: TIERS_FORMAT })
+  .min(1, 'must hold at least one tier (min_qty 1)')
+  .max(20, 'may hold at most 20 tiers')
   .refine((tiers) => tiers.some((t) => t.min_qty === 1), 'must include a tier with min_qty 1')
   .refine(
     (tiers) => new Set(tiers.map((t) => t.min_qty)).size === tiers.length,
@@ -42,7 +47,7 @@ const itemFields = {
   images: z.array(z.url({ protocol: /^https?$/ }).max(2000)).max(20),
   currency: CurrencyCode,
   pricing: Tiers,
-  lead_time_days: z.int().min(0).max(3650),
+  lead_time_days: z.int({ error: 'must be a whole number of days, 0 to 3650' }).min(0).max(3650),
   lifecycle: z.enum(LIFECYCLES),
   stock_state: z.enum(STOCK_STATES),
 };
