@@ -355,6 +355,28 @@ describe('placing an order', () => {
     expect(reused.status).toBe(422);
     expect(reused.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
   });
+
+  it("one client's two users with the same Idempotency-Key and body each get their own order, not the other's", async () => {
+    const key = `key-${h.suffix}-two-users`;
+    const body = {
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'PAPER-A4', quantity: 1 }],
+      po_number: key,
+    };
+    const sams = await place(body, s.users.shopper, s.root, { 'Idempotency-Key': key });
+    const sues = await place(body, s.users.shopper2, s.root, { 'Idempotency-Key': key });
+    expect(sams.status).toBe(201);
+    expect(sues.status).toBe(201);
+    expect(sues.headers['idempotent-replayed']).toBeUndefined();
+    expect(sues.body.ordered_by.login).toBe(s.users.shopper2);
+    expect(sues.body.id).not.toBe(sams.body.id);
+    expect(await h.orders.knex('orders').where({ po_number: key })).toHaveLength(2);
+    // Each one's retry replays their own order.
+    const suesRetry = await place(body, s.users.shopper2, s.root, { 'Idempotency-Key': key });
+    expect(suesRetry.headers['idempotent-replayed']).toBe('true');
+    expect(suesRetry.body.id).toBe(sues.body.id);
+  });
 });
 
 describe('reading, listing and cancelling', () => {
