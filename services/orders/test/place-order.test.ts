@@ -271,6 +271,32 @@ describe('placing an order', () => {
     });
   });
 
+  it("addresses the shipment to the address's own attention line when it has one, else to the orderer", async () => {
+    const added = (await h.admin.addAddress(s.root, {
+      type: 'shipping',
+      label: 'Dock',
+      attention: 'Receiving dock 3',
+      street_1: '1 Dock Rd',
+      city: 'Reno',
+      region: 'NV',
+      postal_code: '89501',
+      country: 'US',
+    })) as { id: string };
+    const res = await place({
+      cust_id: s.root,
+      shipping_address_id: added.id,
+      items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.shipping_address).toMatchObject({ attention: 'Receiving dock 3', street_1: '1 Dock Rd' });
+    const plain = await place({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+    });
+    expect(plain.body.shipping_address.attention).toBe('Sam Shopper');
+  });
+
   it('answers 404 for an account outside the token reach (and an unknown one)', async () => {
     // An id no account can have (20,000 characters: longer than a request line the customers
     // service accepts) is unknown too, not a 503 the client would retry for ever.
