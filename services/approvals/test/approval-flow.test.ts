@@ -344,6 +344,32 @@ describe('the approval flow', () => {
     ).toBe(409);
   });
 
+  it("an approver never decides their own order: that step goes to the account's admins", async () => {
+    await h
+      .call('approvals', s.root, s.u.ada, ADMIN)
+      .put(chainPath(s.root))
+      .send({ steps: [{ approver: s.u.adam }, { approver: s.u.april }] })
+      .expect(200);
+    const placed = await h
+      .call('orders', s.root, s.u.adam)
+      .post('/v1/orders')
+      .send(bigOrder(s.root, s.address.root));
+    expect(placed.body.status).toBe('pending_approval');
+    const orderId = placed.body.id as string;
+    const ada = await pendingFor(s.u.ada, orderId);
+    await pendingFor(s.u.alan, orderId);
+    expect(ada).toMatchObject({ step: 1, reassigned_from: s.u.adam });
+    const adamsQueue = await h
+      .call('approvals', s.root, s.u.adam)
+      .get(`/v1/approvals?approver=${s.u.adam}&limit=100`);
+    expect(adamsQueue.body.data.some((a: { order_id: string }) => a.order_id === orderId)).toBe(false);
+    await h.call('approvals', s.root, s.u.ada).post(`/v1/approvals/${ada.id}/approve`).send({}).expect(200);
+    // The next step is another approver's, who decides as usual.
+    const april = await pendingFor(s.u.april, orderId);
+    expect(april).toMatchObject({ step: 2 });
+    expect(april).not.toHaveProperty('reassigned_from');
+  });
+
   it("a deactivated approver's pending approvals move to the admins; the first admin decides, the other's is withdrawn", async () => {
     const orderId = await placeBig();
     const first = await pendingFor(s.u.adam, orderId);

@@ -108,7 +108,7 @@ export class ApprovalFlowUseCase {
     if (!order || order.status !== 'pending') return;
     const approval = await scope.approvals.findForUpdate(pending.id);
     if (!approval || approval.status !== 'pending') return; // decided meanwhile
-    const admins = (await this.adminsFor(order.custId)).filter((a) => a !== login);
+    const admins = (await this.adminsFor(order.custId)).filter((a) => a !== login && !placedBy(order, a));
     if (admins.length === 0) return; // documented: waits for an operator to act
     await scope.approvals.decide(approval.id, 'withdrawn', `${login} was deactivated`, now);
     for (const admin of admins) await this.openApproval(scope, order, approval.step, admin, now, login);
@@ -225,17 +225,20 @@ export class ApprovalFlowUseCase {
     });
   }
 
-  /** Opens a step for its approver, or for the account's admins when that approver is no longer active. */
+  /**
+   * Opens a step for its approver, or for the account's admins when that approver is no longer
+   * active or placed the order (nobody approves their own order).
+   */
   private async openStep(scope: TransactionScope, order: ChainOrder, step: number, now: Date): Promise<void> {
     order.currentStep = step;
     await scope.approvals.updateOrder(order, now);
     const login = order.approvers[step - 1]!;
     const user = await this.deps.directory.user(login);
-    if (user?.status === 'active') {
+    if (user?.status === 'active' && !placedBy(order, login)) {
       await this.openApproval(scope, order, step, login, now, null);
       return;
     }
-    const admins = await this.adminsFor(order.custId);
+    const admins = (await this.adminsFor(order.custId)).filter((a) => !placedBy(order, a));
     if (admins.length === 0) await this.openApproval(scope, order, step, login, now, null);
     for (const admin of admins) await this.openApproval(scope, order, step, admin, now, login);
   }
@@ -283,3 +286,7 @@ export class ApprovalFlowUseCase {
     return [];
   }
 }
+
+/** Whether `login` placed the order (logins are unique regardless of case). */
+const placedBy = (order: ChainOrder, login: string): boolean =>
+  order.summary.ordered_by.login.toLowerCase() === login.toLowerCase();
