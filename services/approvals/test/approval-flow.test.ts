@@ -370,6 +370,35 @@ describe('the approval flow', () => {
     expect(april).not.toHaveProperty('reassigned_from');
   });
 
+  it("a step whose approver lost the approver role since the chain was set goes to the account's admins", async () => {
+    const dora = `dora-${newId('x').slice(-8).toLowerCase()}`;
+    await h.admin.createUser({
+      login: dora,
+      cust_id: s.root,
+      name: 'Dora Demoted',
+      email: `${dora}@example.com`,
+      roles: ['approver', 'shopper'],
+    });
+    await h
+      .call('approvals', s.root, s.u.ada, ADMIN)
+      .put(chainPath(s.root))
+      .send({ steps: [{ approver: dora }] })
+      .expect(200);
+    await h.admin.request('PATCH', `/internal/v1/admin/users/${dora}`, { roles: ['shopper'] });
+    const orderId = await placeBig();
+    expect(await pendingFor(s.u.ada, orderId)).toMatchObject({ step: 1, reassigned_from: dora });
+    const dorasQueue = await h
+      .call('approvals', s.root, dora)
+      .get(`/v1/approvals?approver=${dora}&limit=100`);
+    expect(dorasQueue.body.data).toEqual([]);
+    // The chain the following tests expect.
+    await h
+      .call('approvals', s.root, s.u.ada, ADMIN)
+      .put(chainPath(s.root))
+      .send({ steps: [{ approver: s.u.adam }, { approver: s.u.april }] })
+      .expect(200);
+  });
+
   it("a deactivated approver's pending approvals move to the admins; the first admin decides, the other's is withdrawn", async () => {
     const orderId = await placeBig();
     const first = await pendingFor(s.u.adam, orderId);

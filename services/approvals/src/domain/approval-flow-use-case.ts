@@ -9,7 +9,7 @@ import { readsWholeTree } from '@ordering/customers-client';
 import { PermanentError } from '@ordering/messaging';
 import type { ApprovalsDatabase, TransactionScope } from '../data-access/approvals-database';
 import { type ApprovalRecord, type ApprovalStatus, type ChainOrder, approvalResource } from './approval';
-import type { ChainUseCase } from './chain-use-case';
+import { type ChainUseCase, mayApprove } from './chain-use-case';
 import type { Actor, Clock, Directory } from './ports';
 
 export class ApprovalFlowUseCase {
@@ -227,14 +227,15 @@ export class ApprovalFlowUseCase {
 
   /**
    * Opens a step for its approver, or for the account's admins when that approver is no longer
-   * active or placed the order (nobody approves their own order).
+   * active, no longer holds the approver or admin role (chain-use-case.ts), or placed the order
+   * (nobody approves their own order).
    */
   private async openStep(scope: TransactionScope, order: ChainOrder, step: number, now: Date): Promise<void> {
     order.currentStep = step;
     await scope.approvals.updateOrder(order, now);
     const login = order.approvers[step - 1]!;
     const user = await this.deps.directory.user(login);
-    if (user?.status === 'active' && !placedBy(order, login)) {
+    if (user?.status === 'active' && mayApprove(user) && !placedBy(order, login)) {
       await this.openApproval(scope, order, step, login, now, null);
       return;
     }

@@ -21,6 +21,10 @@ export const MAX_STEPS = 20;
 /** The roles a user named in a chain must hold one of. */
 const APPROVING_ROLES: readonly string[] = ['approver', 'admin'];
 
+/** Whether the user holds a role that lets them approve (a step may name them). */
+export const mayApprove = (user: { roles: readonly string[] }): boolean =>
+  user.roles.some((role) => APPROVING_ROLES.includes(role));
+
 export class ChainUseCase {
   constructor(private readonly deps: { db: ApprovalsDatabase; directory: Directory; clock: Clock }) {}
 
@@ -63,7 +67,7 @@ export class ChainUseCase {
       if (user.status !== 'active') throw new InputError(`The user ${login} is deactivated`, param);
       // Only users the account made approvers (or admins, who take over a deactivated approver's
       // steps): a shopper named here would decide orders, their own included.
-      if (!user.roles.some((role) => APPROVING_ROLES.includes(role))) {
+      if (!mayApprove(user)) {
         throw new InputError(
           `${user.login} has neither the approver nor the admin role; give them the approver role first`,
           param,
