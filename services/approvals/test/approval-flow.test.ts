@@ -623,10 +623,14 @@ describe('whose queue a token reads', () => {
     expect(orderIds(admin)).toEqual(expect.arrayContaining([rootOrder, childOrder]));
   });
 
-  it('an approver still lists their own queue, and a shopper their (empty) own', async () => {
+  it('an approver still lists their own queue (in any case), and a shopper their (empty) own', async () => {
     const own = await queueOf(s.child, cleo, ['orders:read'], cleo);
     expect(own.status).toBe(200);
     expect(orderIds(own)).toContain(childOrder);
+    // Their own login in another case is their own queue, as it is for a reader of the tree.
+    const cased = await queueOf(s.child, cleo, ['orders:read'], cleo.toUpperCase());
+    expect(cased.status).toBe(200);
+    expect(orderIds(cased)).toEqual(orderIds(own));
     const sam = await queueOf(s.root, s.u.sam, ALL, s.u.sam);
     expect(sam.status).toBe(200);
     expect(sam.body.data).toEqual([]);

@@ -137,7 +137,9 @@ export class ApprovalFlowUseCase {
       limit: number;
     },
   ) {
-    const approver = query.approver === actor.login ? actor.login : await this.queueOf(actor, query.approver);
+    // Logins are unique regardless of case: `Cleo.Approver` is the caller's own queue too.
+    const own = query.approver.toLowerCase() === actor.login.toLowerCase();
+    const approver = own ? actor.login : await this.queueOf(actor, query.approver);
     const custIds = (await this.deps.directory.reach(actor.custId)) ?? [];
     return this.deps.db.approvals.queue({
       approver,
