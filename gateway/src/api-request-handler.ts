@@ -189,7 +189,7 @@ export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
     }
     const idempotencyKey = req.headers['idempotency-key'];
     if (typeof idempotencyKey === 'string')
-      await deps.idempotencyKeys.claim(claims.client_id, idempotencyKey, `${method} ${route.path}`);
+      await deps.idempotencyKeys.claim(claims, idempotencyKey, `${method} ${route.path}`);
 
     const pool = deps.pools.get(route.service);
     if (!pool) throw new UnavailableError();

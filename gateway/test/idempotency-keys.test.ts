@@ -14,10 +14,10 @@ beforeAll(async () => {
 afterAll(() => h.stop());
 beforeEach(() => Object.values(h.upstreams).forEach((u) => u.reset()));
 
-const post = (path: string, key: string, clientId = 'client-a') =>
+const post = (path: string, key: string, clientId = 'client-a', login = 'alice') =>
   request(h.url)
     .post(path)
-    .set('Authorization', `Bearer ${h.issuer.mint({ scope: SCOPES, client_id: clientId })}`)
+    .set('Authorization', `Bearer ${h.issuer.mint({ scope: SCOPES, client_id: clientId, login })}`)
     .set('Idempotency-Key', key)
     .send({ any: 'body' });
 
@@ -48,4 +48,13 @@ it("keeps each client's keys apart, and ignores keys on POSTs that create nothin
   await post('/v1/orders/ord_1/cancel', key, 'client-a').expect(200);
   expect(h.upstreams.customers.received).toHaveLength(1);
   expect(h.upstreams.orders.received).toHaveLength(2);
+});
+
+it('keeps the keys of two users of one client apart (a web app signs many users in)', async () => {
+  const key = randomUUID();
+  await post('/v1/orders', key, 'client-web', 'sam').expect(200);
+  await post('/v1/users', key, 'client-web', 'april').expect(200);
+  expect(h.upstreams.customers.received).toHaveLength(1);
+  const reused = await post('/v1/users', key, 'client-web', 'sam');
+  expectApiError(reused, 422, 'idempotency_error', 'idempotency_key_reused');
 });

@@ -24,10 +24,15 @@ export class IdempotencyKeyEndpoints {
     private readonly endpoints: ReadonlySet<string>,
   ) {}
 
-  /** Records `endpoint` (e.g. `POST /v1/orders`) for the key, or refuses another endpoint's key. */
-  async claim(clientId: string, key: string, endpoint: string): Promise<void> {
+  /**
+   * Records `endpoint` (e.g. `POST /v1/orders`) for the key, or refuses another endpoint's key. Keys
+   * are the token's client's and, within it, its subject's (as the services scope them,
+   * libs/idempotency `idempotencyScopeOf`): two users of one web client never share a key.
+   */
+  async claim(token: { client_id: string; sub: string }, key: string, endpoint: string): Promise<void> {
     if (!this.endpoints.has(endpoint) || !KEY_PATTERN.test(key) || !this.connection.usable()) return;
-    const redisKey = `${this.keyPrefix}idempotency:${clientId}:${key}`;
+    const owner = JSON.stringify([token.client_id, token.sub]);
+    const redisKey = `${this.keyPrefix}idempotency:${owner}:${key}`;
     let first: string | null;
     try {
       const created = await this.connection.redis.set(redisKey, endpoint, 'EX', TTL_SECONDS, 'NX');

@@ -11,6 +11,16 @@ import { nameCreatedResource } from '@ordering/telemetry';
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
+/**
+ * Whose keys a key is looked up among: the client, and within it the token's subject. A client that
+ * signs users in (a web app) sends every user's requests; scoped to the client alone, one user's
+ * key replayed another user's answer (their order, which that user may not even read) instead of
+ * creating the second user's resource. A client-credentials client has one subject, so for it the
+ * scope is the client, as decisions.md words it.
+ */
+export const idempotencyScopeOf = (identity: { client_id: string; sub: string }): string =>
+  `${identity.client_id} ${identity.sub}`;
+
 /** Stores the response in the creating transaction. */
 export type CompleteHook = (trx: Knex.Transaction, response: StoredResponse) => Promise<void>;
 
@@ -47,7 +57,7 @@ export async function respondIdempotently(
   if (!KEY_PATTERN.test(key)) {
     throw new InputError('Idempotency-Key must be 1 to 255 visible ASCII characters', 'Idempotency-Key');
   }
-  const scope = identityOf(req).client_id;
+  const scope = idempotencyScopeOf(identityOf(req));
   const claim = await store.claim(scope, key, requestFingerprint(req.method, requestPath(req), req.body));
   if (claim.kind === 'replay') {
     const body = codec ? codec.fromStored(claim.response.body) : claim.response.body;

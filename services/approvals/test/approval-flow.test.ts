@@ -53,7 +53,7 @@ async function pendingFor(login: string, orderId: string, custId = s.root) {
 }
 
 describe('approval chains', () => {
-  it('PUT refuses unknown, deactivated and out-of-tree approvers, naming the step', async () => {
+  it('PUT refuses unknown, deactivated and out-of-tree approvers and users without the approver or admin role, naming the step', async () => {
     const put = (steps: string[]) =>
       h
         .call('approvals', s.root, s.u.ada, ADMIN)
@@ -63,6 +63,7 @@ describe('approval chains', () => {
       ['nobody-at-all', /No user/],
       [s.u.gone, /deactivated/],
       [s.u.otto, /No user/],
+      [s.u.sam, /neither the approver nor the admin role/],
     ] as const) {
       const res = await put([s.u.adam, bad]);
       expect(res.status).toBe(422);
@@ -73,6 +74,9 @@ describe('approval chains', () => {
       });
       expect(res.body.error.message).toMatch(message);
     }
+    // An admin may be named (admins take over a deactivated approver's steps).
+    expect((await put([s.u.adam, s.u.ada])).status).toBe(200);
+    expect((await put([])).status).toBe(200);
     const missing = await h.call('approvals', s.root, s.u.ada, ADMIN).put(chainPath(s.root)).send({});
     expect(missing.body.error).toMatchObject({ code: 'missing_required_field', param: 'steps' });
   });
@@ -340,6 +344,61 @@ describe('the approval flow', () => {
     ).toBe(409);
   });
 
+  it("an approver never decides their own order: that step goes to the account's admins", async () => {
+    await h
+      .call('approvals', s.root, s.u.ada, ADMIN)
+      .put(chainPath(s.root))
+      .send({ steps: [{ approver: s.u.adam }, { approver: s.u.april }] })
+      .expect(200);
+    const placed = await h
+      .call('orders', s.root, s.u.adam)
+      .post('/v1/orders')
+      .send(bigOrder(s.root, s.address.root));
+    expect(placed.body.status).toBe('pending_approval');
+    const orderId = placed.body.id as string;
+    const ada = await pendingFor(s.u.ada, orderId);
+    await pendingFor(s.u.alan, orderId);
+    expect(ada).toMatchObject({ step: 1, reassigned_from: s.u.adam });
+    const adamsQueue = await h
+      .call('approvals', s.root, s.u.adam)
+      .get(`/v1/approvals?approver=${s.u.adam}&limit=100`);
+    expect(adamsQueue.body.data.some((a: { order_id: string }) => a.order_id === orderId)).toBe(false);
+    await h.call('approvals', s.root, s.u.ada).post(`/v1/approvals/${ada.id}/approve`).send({}).expect(200);
+    // The next step is another approver's, who decides as usual.
+    const april = await pendingFor(s.u.april, orderId);
+    expect(april).toMatchObject({ step: 2 });
+    expect(april).not.toHaveProperty('reassigned_from');
+  });
+
+  it("a step whose approver lost the approver role since the chain was set goes to the account's admins", async () => {
+    const dora = `dora-${newId('x').slice(-8).toLowerCase()}`;
+    await h.admin.createUser({
+      login: dora,
+      cust_id: s.root,
+      name: 'Dora Demoted',
+      email: `${dora}@example.com`,
+      roles: ['approver', 'shopper'],
+    });
+    await h
+      .call('approvals', s.root, s.u.ada, ADMIN)
+      .put(chainPath(s.root))
+      .send({ steps: [{ approver: dora }] })
+      .expect(200);
+    await h.admin.request('PATCH', `/internal/v1/admin/users/${dora}`, { roles: ['shopper'] });
+    const orderId = await placeBig();
+    expect(await pendingFor(s.u.ada, orderId)).toMatchObject({ step: 1, reassigned_from: dora });
+    const dorasQueue = await h
+      .call('approvals', s.root, dora)
+      .get(`/v1/approvals?approver=${dora}&limit=100`);
+    expect(dorasQueue.body.data).toEqual([]);
+    // The chain the following tests expect.
+    await h
+      .call('approvals', s.root, s.u.ada, ADMIN)
+      .put(chainPath(s.root))
+      .send({ steps: [{ approver: s.u.adam }, { approver: s.u.april }] })
+      .expect(200);
+  });
+
   it("a deactivated approver's pending approvals move to the admins; the first admin decides, the other's is withdrawn", async () => {
     const orderId = await placeBig();
     const first = await pendingFor(s.u.adam, orderId);
@@ -564,10 +623,14 @@ describe('whose queue a token reads', () => {
     expect(orderIds(admin)).toEqual(expect.arrayContaining([rootOrder, childOrder]));
   });
 
-  it('an approver still lists their own queue, and a shopper their (empty) own', async () => {
+  it('an approver still lists their own queue (in any case), and a shopper their (empty) own', async () => {
     const own = await queueOf(s.child, cleo, ['orders:read'], cleo);
     expect(own.status).toBe(200);
     expect(orderIds(own)).toContain(childOrder);
+    // Their own login in another case is their own queue, as it is for a reader of the tree.
+    const cased = await queueOf(s.child, cleo, ['orders:read'], cleo.toUpperCase());
+    expect(cased.status).toBe(200);
+    expect(orderIds(cased)).toEqual(orderIds(own));
     const sam = await queueOf(s.root, s.u.sam, ALL, s.u.sam);
     expect(sam.status).toBe(200);
     expect(sam.body.data).toEqual([]);

@@ -271,6 +271,32 @@ describe('placing an order', () => {
     });
   });
 
+  it("addresses the shipment to the address's own attention line when it has one, else to the orderer", async () => {
+    const added = (await h.admin.addAddress(s.root, {
+      type: 'shipping',
+      label: 'Dock',
+      attention: 'Receiving dock 3',
+      street_1: '1 Dock Rd',
+      city: 'Reno',
+      region: 'NV',
+      postal_code: '89501',
+      country: 'US',
+    })) as { id: string };
+    const res = await place({
+      cust_id: s.root,
+      shipping_address_id: added.id,
+      items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.shipping_address).toMatchObject({ attention: 'Receiving dock 3', street_1: '1 Dock Rd' });
+    const plain = await place({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'PEN-BLUE', quantity: 1 }],
+    });
+    expect(plain.body.shipping_address.attention).toBe('Sam Shopper');
+  });
+
   it('answers 404 for an account outside the token reach (and an unknown one)', async () => {
     // An id no account can have (20,000 characters: longer than a request line the customers
     // service accepts) is unknown too, not a 503 the client would retry for ever.
@@ -354,6 +380,28 @@ describe('placing an order', () => {
     });
     expect(reused.status).toBe(422);
     expect(reused.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
+  });
+
+  it("one client's two users with the same Idempotency-Key and body each get their own order, not the other's", async () => {
+    const key = `key-${h.suffix}-two-users`;
+    const body = {
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [{ item_code: 'PAPER-A4', quantity: 1 }],
+      po_number: key,
+    };
+    const sams = await place(body, s.users.shopper, s.root, { 'Idempotency-Key': key });
+    const sues = await place(body, s.users.shopper2, s.root, { 'Idempotency-Key': key });
+    expect(sams.status).toBe(201);
+    expect(sues.status).toBe(201);
+    expect(sues.headers['idempotent-replayed']).toBeUndefined();
+    expect(sues.body.ordered_by.login).toBe(s.users.shopper2);
+    expect(sues.body.id).not.toBe(sams.body.id);
+    expect(await h.orders.knex('orders').where({ po_number: key })).toHaveLength(2);
+    // Each one's retry replays their own order.
+    const suesRetry = await place(body, s.users.shopper2, s.root, { 'Idempotency-Key': key });
+    expect(suesRetry.headers['idempotent-replayed']).toBe('true');
+    expect(suesRetry.body.id).toBe(sues.body.id);
   });
 });
 

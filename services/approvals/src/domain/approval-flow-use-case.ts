@@ -9,7 +9,7 @@ import { readsWholeTree } from '@ordering/customers-client';
 import { PermanentError } from '@ordering/messaging';
 import type { ApprovalsDatabase, TransactionScope } from '../data-access/approvals-database';
 import { type ApprovalRecord, type ApprovalStatus, type ChainOrder, approvalResource } from './approval';
-import type { ChainUseCase } from './chain-use-case';
+import { type ChainUseCase, mayApprove } from './chain-use-case';
 import type { Actor, Clock, Directory } from './ports';
 
 export class ApprovalFlowUseCase {
@@ -108,7 +108,7 @@ export class ApprovalFlowUseCase {
     if (!order || order.status !== 'pending') return;
     const approval = await scope.approvals.findForUpdate(pending.id);
     if (!approval || approval.status !== 'pending') return; // decided meanwhile
-    const admins = (await this.adminsFor(order.custId)).filter((a) => a !== login);
+    const admins = (await this.adminsFor(order.custId)).filter((a) => a !== login && !placedBy(order, a));
     if (admins.length === 0) return; // documented: waits for an operator to act
     await scope.approvals.decide(approval.id, 'withdrawn', `${login} was deactivated`, now);
     for (const admin of admins) await this.openApproval(scope, order, approval.step, admin, now, login);
@@ -137,7 +137,9 @@ export class ApprovalFlowUseCase {
       limit: number;
     },
   ) {
-    const approver = query.approver === actor.login ? actor.login : await this.queueOf(actor, query.approver);
+    // Logins are unique regardless of case: `Cleo.Approver` is the caller's own queue too.
+    const own = query.approver.toLowerCase() === actor.login.toLowerCase();
+    const approver = own ? actor.login : await this.queueOf(actor, query.approver);
     const custIds = (await this.deps.directory.reach(actor.custId)) ?? [];
     return this.deps.db.approvals.queue({
       approver,
@@ -225,17 +227,21 @@ export class ApprovalFlowUseCase {
     });
   }
 
-  /** Opens a step for its approver, or for the account's admins when that approver is no longer active. */
+  /**
+   * Opens a step for its approver, or for the account's admins when that approver is no longer
+   * active, no longer holds the approver or admin role (chain-use-case.ts), or placed the order
+   * (nobody approves their own order).
+   */
   private async openStep(scope: TransactionScope, order: ChainOrder, step: number, now: Date): Promise<void> {
     order.currentStep = step;
     await scope.approvals.updateOrder(order, now);
     const login = order.approvers[step - 1]!;
     const user = await this.deps.directory.user(login);
-    if (user?.status === 'active') {
+    if (user?.status === 'active' && mayApprove(user) && !placedBy(order, login)) {
       await this.openApproval(scope, order, step, login, now, null);
       return;
     }
-    const admins = await this.adminsFor(order.custId);
+    const admins = (await this.adminsFor(order.custId)).filter((a) => !placedBy(order, a));
     if (admins.length === 0) await this.openApproval(scope, order, step, login, now, null);
     for (const admin of admins) await this.openApproval(scope, order, step, admin, now, login);
   }
@@ -283,3 +289,7 @@ export class ApprovalFlowUseCase {
     return [];
   }
 }
+
+/** Whether `login` placed the order (logins are unique regardless of case). */
+const placedBy = (order: ChainOrder, login: string): boolean =>
+  order.summary.ordered_by.login.toLowerCase() === login.toLowerCase();

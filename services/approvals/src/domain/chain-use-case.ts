@@ -1,6 +1,7 @@
 // Approval chains: per account, an ordered list of approver logins. An account without its own
 // chain inherits the chain of its nearest ancestor that has one. Only admins of the account tree
-// read or replace one; a replacement is checked step by step (known, active, inside the tree, and
+// read or replace one; a replacement is checked step by step (known, active, holding the approver or
+// admin role, inside the tree, and
 // of the account itself or one of its ancestors: an approver's token reaches their own account and
 // its descendants only, so a sub-account's user could never see nor decide the parent's approvals).
 import { InputError, NotFoundError } from '@ordering/errors';
@@ -16,6 +17,13 @@ export interface EffectiveChain {
 }
 
 export const MAX_STEPS = 20;
+
+/** The roles a user named in a chain must hold one of. */
+const APPROVING_ROLES: readonly string[] = ['approver', 'admin'];
+
+/** Whether the user holds a role that lets them approve (a step may name them). */
+export const mayApprove = (user: { roles: readonly string[] }): boolean =>
+  user.roles.some((role) => APPROVING_ROLES.includes(role));
 
 export class ChainUseCase {
   constructor(private readonly deps: { db: ApprovalsDatabase; directory: Directory; clock: Clock }) {}
@@ -57,6 +65,14 @@ export class ChainUseCase {
         throw new InputError(`${user.login} is already an approver of an earlier step`, param);
       logins.push(user.login);
       if (user.status !== 'active') throw new InputError(`The user ${login} is deactivated`, param);
+      // Only users the account made approvers (or admins, who take over a deactivated approver's
+      // steps): a shopper named here would decide orders, their own included.
+      if (!mayApprove(user)) {
+        throw new InputError(
+          `${user.login} has neither the approver nor the admin role; give them the approver role first`,
+          param,
+        );
+      }
       if (!lineage.includes(user.cust_id)) {
         throw new InputError(
           `${login} cannot approve orders of ${custId}: an approver must belong to ${custId} or one of its parent accounts`,

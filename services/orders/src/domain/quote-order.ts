@@ -76,7 +76,10 @@ export async function quoteOrder(
     currency: account.currency,
     ordered_by: { login: actor.login, name },
     shipping_address: {
-      attention: name,
+      // The account's own attention line (a receiving dock, a department) when its address has
+      // one; else the person who ordered.
+      attention:
+        typeof address.attention === 'string' && address.attention.trim() !== '' ? address.attention : name,
       street_1: address.street_1,
       street_2: typeof address.street_2 === 'string' ? address.street_2 : null,
       city: address.city,
