@@ -2,6 +2,7 @@
 // retrieve, update, delete, rotate_secret, test (a signed `webhook.test` to that subscription alone).
 import { randomUUID } from 'node:crypto';
 import { waitUntil } from '@ordering/testing';
+import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../src/domain/subscriptions-use-case';
 import { disconnectProducer, type Harness, startHarness } from './support/harness';
 import { type Receiver, startReceiver } from './support/receiver';
 import { verifyWithStripe } from './support/stripe-verifier';
@@ -110,6 +111,23 @@ describe('create', () => {
     const other = await create(h.P, { ...body, description: 'changed' }, key);
     expect(other.status).toBe(422);
     expect(other.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
+  });
+
+  it('an account holds at most 100 subscriptions: the next is 409 webhook_limit_reached, even when sent at once', async () => {
+    const custId = `${h.P}-CAP`;
+    const body = { url: receiver.url('/cap'), events: ['user.created'] };
+    const answers = await Promise.all(Array.from({ length: 105 }, () => create(custId, body)));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(MAX_SUBSCRIPTIONS_PER_ACCOUNT);
+    const refused = answers.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(5);
+    expect(refused[0]!.status).toBe(409);
+    expect(refused[0]!.body.error).toMatchObject({ type: 'invalid_request', code: 'webhook_limit_reached' });
+    // Deleting one makes room for one; another account is not affected.
+    const first = answers.find((r) => r.status === 201)!.body as { id: string };
+    expect((await h.api(custId).delete(`/v1/webhooks/${first.id}`)).status).toBe(200);
+    expect((await create(custId, body)).status).toBe(201);
+    expect((await create(custId, body)).status).toBe(409);
+    expect((await create(`${h.P}-CAP2`, body)).status).toBe(201);
   });
 
   it('needs admin:all', async () => {

@@ -39,6 +39,15 @@ export class SubscriptionRepository {
     });
   }
 
+  /** How many subscriptions the account has, holding its creation lock until `trx` ends. */
+  async lockAndCount(trx: Knex.Transaction, custId: string): Promise<number> {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`webhook_subscriptions:${custId}`]);
+    const [{ count }] = (await trx('webhook_subscriptions')
+      .where({ cust_id: custId })
+      .count({ count: '*' })) as [{ count: string }];
+    return Number(count);
+  }
+
   /** The account's subscriptions, oldest first, after `afterId` (ids sort by creation). */
   list(custId: string, options: { afterId?: string; limit: number }): Promise<SubscriptionRow[]> {
     const q = this.knex<SubscriptionRow>('webhook_subscriptions').where({ cust_id: custId });

@@ -3,7 +3,7 @@
 // send a `webhook.test` event to one subscription.
 import type { Knex } from 'knex';
 import { newEvent, newId } from '@ordering/contracts';
-import { InputError, NotFoundError } from '@ordering/errors';
+import { ConflictError, InputError, NotFoundError } from '@ordering/errors';
 import type { DeliveryRepository } from '../data-access/delivery-repository';
 import type {
   SubscriptionChanges,
@@ -17,6 +17,13 @@ import type { DeliveryClock } from './delivery-clock';
 import { type SecretBox, newSigningSecret, sealedSecretResponses } from './secret-box';
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Subscriptions one account may hold. Every event is written once per subscription in the
+ * consumer's transaction, which other accounts' events share: without a bound, one account's
+ * thousands of subscriptions would slow everyone's deliveries.
+ */
+export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 100;
 
 export interface CreateInput {
   url: string;
@@ -73,6 +80,12 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
         created_at: new Date(),
       };
       await deps.knex.transaction(async (trx) => {
+        // Creations of one account queue here, so two at once cannot both take the last place.
+        if ((await deps.subscriptions.lockAndCount(trx, custId)) >= MAX_SUBSCRIPTIONS_PER_ACCOUNT)
+          throw new ConflictError(
+            'webhook_limit_reached',
+            `An account can have at most ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions; delete one first`,
+          );
         await deps.subscriptions.insert(trx, row, deps.secrets.seal(secret));
         await beforeCommit(trx, row, secret);
       });
