@@ -196,6 +196,38 @@ describe('update and delete', () => {
     expect((await h.api(h.P).delete(`/v1/webhooks/${body.id}`)).status).toBe(404);
   });
 
+  it('rotate_secret and test racing a DELETE answer 404, never a 500', async () => {
+    for (const action of ['rotate_secret', 'test']) {
+      const sub = (await create(h.P, { url: receiver.url('/race'), events: ['user.created'] })).body as {
+        id: string;
+      };
+      // The DELETE has removed the row but not committed yet when the action looks the subscription up.
+      const trx = await h.db.knex.transaction();
+      await trx('webhook_subscriptions').where({ id: sub.id }).delete();
+      const answer = h
+        .api(h.P)
+        .post(`/v1/webhooks/${sub.id}/${action}`)
+        .then((r) => r);
+      await waitUntil(
+        async () => {
+          const { rows } = await h.db.knex.raw<{ rows: unknown[] }>(
+            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          );
+          return rows.length > 0;
+        },
+        10_000,
+        `the ${action} to wait for the DELETE`,
+      );
+      await trx.commit();
+      const res = await answer;
+      expect({ action, status: res.status, code: res.body.error?.code }).toEqual({
+        action,
+        status: 404,
+        code: 'resource_missing',
+      });
+    }
+  });
+
   it('lists page by page with next_cursor', async () => {
     const account = `${h.P}-EU-DE`;
     const ids: string[] = [];

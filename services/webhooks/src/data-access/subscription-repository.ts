@@ -59,6 +59,21 @@ export class SubscriptionRepository {
     return db<SubscriptionRow>('webhook_subscriptions').where({ cust_id: custId, id }).first();
   }
 
+  /**
+   * The account's subscription, locked until `trx` ends: `update` for a change of its secrets,
+   * `keyShare` for rows that point at it. A subscription deleted meanwhile is undefined (after the
+   * deleting transaction ends), never a foreign-key failure later in the transaction.
+   */
+  findLocked(
+    trx: Knex.Transaction,
+    custId: string,
+    id: string,
+    mode: 'update' | 'keyShare',
+  ): Promise<SubscriptionRow | undefined> {
+    const q = trx<SubscriptionRow>('webhook_subscriptions').where({ cust_id: custId, id });
+    return (mode === 'update' ? q.forUpdate() : q.forKeyShare()).first();
+  }
+
   async findByIds(ids: string[]): Promise<Map<string, SubscriptionRow>> {
     const rows = await this.knex<SubscriptionRow>('webhook_subscriptions').whereIn('id', ids);
     return new Map(rows.map((r) => [r.id, r as SubscriptionRow]));

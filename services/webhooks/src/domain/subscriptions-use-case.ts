@@ -52,8 +52,8 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
       throw err;
     }
   };
-  const mustFind = async (custId: string, id: string, db?: Knex.Transaction) => {
-    const row = await deps.subscriptions.find(custId, id, db);
+  const mustFind = async (custId: string, id: string) => {
+    const row = await deps.subscriptions.find(custId, id);
     if (!row) throw new NotFoundError('No such webhook subscription', 'id');
     return row;
   };
@@ -115,8 +115,9 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
       const secret = newSigningSecret();
       const now = deps.clock.now();
       const row = await deps.knex.transaction(async (trx) => {
-        const found = await mustFind(custId, id, trx);
-        await trx('webhook_subscriptions').where({ id }).forUpdate().first();
+        // Locked before anything is written: a DELETE that commits first makes this a 404.
+        const found = await deps.subscriptions.findLocked(trx, custId, id, 'update');
+        if (!found) throw new NotFoundError('No such webhook subscription', 'id');
         await deps.subscriptions.rotate(
           trx,
           id,
@@ -139,22 +140,28 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
       });
       const deliveryId = newId('whdel');
       const now = deps.clock.now();
-      await deps.deliveries.insert(deps.knex, [
-        {
-          id: deliveryId,
-          subscription_id: row.id,
-          event_id: event.id,
-          event_type: event.type,
-          event,
-          resource_key: null,
-          ordered: false,
-          next_attempt_at: now,
-          created_at: new Date(),
-        },
-      ]);
+      await deps.knex.transaction(async (trx) => {
+        // A DELETE that commits meanwhile makes this a 404, not a foreign-key failure.
+        if (!(await deps.subscriptions.findLocked(trx, custId, id, 'keyShare')))
+          throw new NotFoundError('No such webhook subscription', 'id');
+        await deps.deliveries.insert(trx, [
+          {
+            id: deliveryId,
+            subscription_id: row.id,
+            event_id: event.id,
+            event_type: event.type,
+            event,
+            resource_key: null,
+            ordered: false,
+            next_attempt_at: now,
+            created_at: new Date(),
+          },
+        ]);
+      });
       deps.onDeliveryQueued?.();
       const delivery = await deps.deliveries.find(row.id, deliveryId);
-      return delivery!;
+      if (!delivery) throw new NotFoundError('No such webhook subscription', 'id');
+      return delivery;
     },
   };
 }
