@@ -1,4 +1,5 @@
-// The replay of a range from the portal: the confirmation replays the range the dry run counted.
+// Portal pages over a recording gateway: an API refusal shown as such; the replay of a range
+// replays the range the dry run counted.
 // The portal runs in-process on the real Redis; the gateway is a local HTTP server that records
 // what the portal asks of it.
 import { randomBytes } from 'node:crypto';
@@ -38,6 +39,20 @@ beforeAll(async () => {
         res.end(JSON.stringify(subscription));
         return;
       }
+      if (req.method === 'GET' && req.url?.startsWith('/v1/webhooks?')) {
+        res.statusCode = 422;
+        res.end(
+          JSON.stringify({
+            error: {
+              type: 'invalid_request',
+              code: 'invalid_value',
+              message: 'starting_after is not a cursor this API returned (use next_cursor)',
+              param: 'starting_after',
+            },
+          }),
+        );
+        return;
+      }
       if (req.method === 'POST' && req.url === '/v1/webhooks/we_1/replay') {
         const body = JSON.parse(Buffer.concat(chunks).toString()) as (typeof replays)[number];
         replays.push(body);
@@ -73,9 +88,8 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-it('with "until" left empty, the confirmation replays the range the dry run counted, not one up to a later now', async () => {
-  const csrfToken = randomBytes(16).toString('base64url');
-  const cookie = `portal_session=${await sessions.create({
+async function adminCookie(csrfToken = randomBytes(16).toString('base64url')): Promise<string> {
+  return `portal_session=${await sessions.create({
     name: 'Pat',
     login: 'pat',
     custId: 'ACME',
@@ -85,6 +99,22 @@ it('with "until" left empty, the confirmation replays the range the dry run coun
     refreshToken: undefined,
     csrfToken,
   })}`;
+}
+
+it('a request the API refuses (422) is shown as refused, with its reason, not as "Something went wrong"', async () => {
+  const res = await fetch(`${portal.url}/webhooks?starting_after=garbage`, {
+    headers: { cookie: await adminCookie() },
+  });
+  expect(res.status).toBe(422);
+  const page = await res.text();
+  expect(page).toMatch(/<h1[^>]*>This request was refused<\/h1>/);
+  expect(page).toContain('starting_after is not a cursor this API returned');
+  expect(page).not.toContain('Something went wrong');
+});
+
+it('with "until" left empty, the confirmation replays the range the dry run counted, not one up to a later now', async () => {
+  const csrfToken = randomBytes(16).toString('base64url');
+  const cookie = await adminCookie(csrfToken);
   const post = (form: Record<string, string>) =>
     fetch(`${portal.url}/webhooks/we_1/replay`, {
       method: 'POST',
