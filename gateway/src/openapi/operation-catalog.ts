@@ -253,8 +253,10 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'POST /v1/webhooks': {
     operationId: 'createWebhookSubscription',
     tag: 'Webhooks',
+    description: 'An account holds at most 100 subscriptions (`webhook_limit_reached` beyond).',
     body: { schema: CreateWebhookRequest, required: true },
     idempotent: true,
+    conflicts: ['webhook_limit_reached'],
     success: {
       status: 201,
       description: 'The subscription, with its `signing_secret` (shown only here)',

@@ -70,6 +70,24 @@ describe('the schedule', () => {
     ).toBeNull();
   });
 
+  it("honours a receiver's Retry-After only when it asks to wait longer than the backoff", () => {
+    const first = new Date('2026-11-24T00:00:00Z');
+    const after = (attemptCount: number, retryAfterMs?: number) =>
+      nextAttemptAt({
+        now: first,
+        firstAttemptAt: first,
+        attemptCount,
+        random: () => 0.5,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      })!.getTime() - first.getTime();
+    // `Retry-After: 1` (or 0) does not bring the attempt forward: the backoff stands.
+    expect(after(1, 1000)).toBe(FIRST_RETRY_MS);
+    expect(after(1, 0)).toBe(FIRST_RETRY_MS);
+    expect(after(4, 1000)).toBe(FIRST_RETRY_MS * 8);
+    // A longer one is honoured.
+    expect(after(1, 900_000)).toBe(900_000);
+  });
+
   it('a receiver that always fails: attempts until 24 h after the first, then failed; then replays', async () => {
     const res = await h
       .api(h.P)
@@ -141,6 +159,29 @@ describe('the schedule', () => {
     expect(last.headers['service-delivery']).toBe(failed!.id);
     expect((await deliveries())[0]!.attempts.at(-1)!.status_code).toBe(200);
     expect((await h.api(h.P).post(`/v1/webhooks/${sub.id}/deliveries/whdel_nope/replay`)).status).toBe(404);
+  });
+
+  it('a short Retry-After never retries sooner than the backoff: 429 + Retry-After: 1 is not an attempt a second', async () => {
+    const api = h.api(h.P);
+    const sub = (
+      await api.post('/v1/webhooks', { url: receiver.url('/always-429'), events: ['user.created'] })
+    ).body as { id: string };
+    receiver.on('/always-429', () => ({ status: 429, headers: { 'Retry-After': '1' }, body: 'busy' }));
+    await h.publishUserEvent(h.P);
+    const deliveries = async () =>
+      (await api.get(`/v1/webhooks/${sub.id}/deliveries`)).body.data as Delivery[];
+    await waitUntil(
+      async () => (await deliveries())[0]?.status === 'failed',
+      30_000,
+      'the delivery to fail for good',
+    );
+    const [failed] = await deliveries();
+    // The same schedule as any failure (about 14 attempts in 24 h, fewer on a machine so busy that a
+    // pause skips some), not one attempt per second.
+    expect(failed!.attempts.length).toBeLessThanOrEqual(20);
+    const times = failed!.attempts.map((a) => Date.parse(a.attempted_at));
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(FIRST_RETRY_MS * 0.75);
+    await api.delete(`/v1/webhooks/${sub.id}`);
   });
 
   it('a replay that fails again is retried from about 30 s, as a new delivery is, not after the 3 h cap', async () => {

@@ -2,6 +2,7 @@
 // retrieve, update, delete, rotate_secret, test (a signed `webhook.test` to that subscription alone).
 import { randomUUID } from 'node:crypto';
 import { waitUntil } from '@ordering/testing';
+import { MAX_SUBSCRIPTIONS_PER_ACCOUNT } from '../src/domain/subscriptions-use-case';
 import { disconnectProducer, type Harness, startHarness } from './support/harness';
 import { type Receiver, startReceiver } from './support/receiver';
 import { verifyWithStripe } from './support/stripe-verifier';
@@ -112,6 +113,23 @@ describe('create', () => {
     expect(other.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
   });
 
+  it('an account holds at most 100 subscriptions: the next is 409 webhook_limit_reached, even when sent at once', async () => {
+    const custId = `${h.P}-CAP`;
+    const body = { url: receiver.url('/cap'), events: ['user.created'] };
+    const answers = await Promise.all(Array.from({ length: 105 }, () => create(custId, body)));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(MAX_SUBSCRIPTIONS_PER_ACCOUNT);
+    const refused = answers.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(5);
+    expect(refused[0]!.status).toBe(409);
+    expect(refused[0]!.body.error).toMatchObject({ type: 'invalid_request', code: 'webhook_limit_reached' });
+    // Deleting one makes room for one; another account is not affected.
+    const first = answers.find((r) => r.status === 201)!.body as { id: string };
+    expect((await h.api(custId).delete(`/v1/webhooks/${first.id}`)).status).toBe(200);
+    expect((await create(custId, body)).status).toBe(201);
+    expect((await create(custId, body)).status).toBe(409);
+    expect((await create(`${h.P}-CAP2`, body)).status).toBe(201);
+  });
+
   it('needs admin:all', async () => {
     const res = await h
       .api(h.P, ['orders:read'])
@@ -176,6 +194,38 @@ describe('update and delete', () => {
     expect(res.body).toEqual({ id: body.id, object: 'webhook_subscription', deleted: true });
     expect((await h.api(h.P).get(`/v1/webhooks/${body.id}`)).status).toBe(404);
     expect((await h.api(h.P).delete(`/v1/webhooks/${body.id}`)).status).toBe(404);
+  });
+
+  it('rotate_secret and test racing a DELETE answer 404, never a 500', async () => {
+    for (const action of ['rotate_secret', 'test']) {
+      const sub = (await create(h.P, { url: receiver.url('/race'), events: ['user.created'] })).body as {
+        id: string;
+      };
+      // The DELETE has removed the row but not committed yet when the action looks the subscription up.
+      const trx = await h.db.knex.transaction();
+      await trx('webhook_subscriptions').where({ id: sub.id }).delete();
+      const answer = h
+        .api(h.P)
+        .post(`/v1/webhooks/${sub.id}/${action}`)
+        .then((r) => r);
+      await waitUntil(
+        async () => {
+          const { rows } = await h.db.knex.raw<{ rows: unknown[] }>(
+            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          );
+          return rows.length > 0;
+        },
+        10_000,
+        `the ${action} to wait for the DELETE`,
+      );
+      await trx.commit();
+      const res = await answer;
+      expect({ action, status: res.status, code: res.body.error?.code }).toEqual({
+        action,
+        status: 404,
+        code: 'resource_missing',
+      });
+    }
   });
 
   it('lists page by page with next_cursor', async () => {

@@ -39,6 +39,15 @@ export class SubscriptionRepository {
     });
   }
 
+  /** How many subscriptions the account has, holding its creation lock until `trx` ends. */
+  async lockAndCount(trx: Knex.Transaction, custId: string): Promise<number> {
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`webhook_subscriptions:${custId}`]);
+    const [{ count }] = (await trx('webhook_subscriptions')
+      .where({ cust_id: custId })
+      .count({ count: '*' })) as [{ count: string }];
+    return Number(count);
+  }
+
   /** The account's subscriptions, oldest first, after `afterId` (ids sort by creation). */
   list(custId: string, options: { afterId?: string; limit: number }): Promise<SubscriptionRow[]> {
     const q = this.knex<SubscriptionRow>('webhook_subscriptions').where({ cust_id: custId });
@@ -48,6 +57,21 @@ export class SubscriptionRepository {
 
   find(custId: string, id: string, db: Db = this.knex): Promise<SubscriptionRow | undefined> {
     return db<SubscriptionRow>('webhook_subscriptions').where({ cust_id: custId, id }).first();
+  }
+
+  /**
+   * The account's subscription, locked until `trx` ends: `update` for a change of its secrets,
+   * `keyShare` for rows that point at it. A subscription deleted meanwhile is undefined (after the
+   * deleting transaction ends), never a foreign-key failure later in the transaction.
+   */
+  findLocked(
+    trx: Knex.Transaction,
+    custId: string,
+    id: string,
+    mode: 'update' | 'keyShare',
+  ): Promise<SubscriptionRow | undefined> {
+    const q = trx<SubscriptionRow>('webhook_subscriptions').where({ cust_id: custId, id });
+    return (mode === 'update' ? q.forUpdate() : q.forKeyShare()).first();
   }
 
   async findByIds(ids: string[]): Promise<Map<string, SubscriptionRow>> {

@@ -1,7 +1,7 @@
 // When a failed delivery is tried again (decisions.md "Webhooks"): exponential backoff with jitter
 // from about 30 s, doubling up to 3 h between attempts, until 24 h after the first attempt; the
 // last attempt is at the horizon itself, after which the delivery is `failed`. A receiver's
-// `Retry-After` (on 429 and 503) replaces the backoff, within the horizon.
+// `Retry-After` (on 429 and 503) longer than the backoff is honoured, within the horizon.
 export const RETRY_HORIZON_MS = 24 * 60 * 60 * 1000;
 export const FIRST_RETRY_MS = 30_000;
 export const MAX_RETRY_INTERVAL_MS = 3 * 60 * 60 * 1000;
@@ -35,9 +35,9 @@ export function nextAttemptAt(input: {
   const horizon = input.firstAttemptAt.getTime() + RETRY_HORIZON_MS;
   const now = input.now.getTime();
   if (now >= horizon) return null;
-  const delay =
-    input.retryAfterMs !== undefined
-      ? Math.max(1000, input.retryAfterMs)
-      : backoffMs(input.attemptCount, input.random);
+  // Retry-After may ask us to wait longer, never to come back sooner: a receiver answering 429 with
+  // `Retry-After: 1` would otherwise be tried every second for 24 h (86,400 attempts, each kept).
+  const backoff = backoffMs(input.attemptCount, input.random);
+  const delay = input.retryAfterMs !== undefined ? Math.max(backoff, input.retryAfterMs) : backoff;
   return new Date(Math.min(now + delay, horizon));
 }

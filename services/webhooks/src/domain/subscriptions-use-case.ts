@@ -3,7 +3,7 @@
 // send a `webhook.test` event to one subscription.
 import type { Knex } from 'knex';
 import { newEvent, newId } from '@ordering/contracts';
-import { InputError, NotFoundError } from '@ordering/errors';
+import { ConflictError, InputError, NotFoundError } from '@ordering/errors';
 import type { DeliveryRepository } from '../data-access/delivery-repository';
 import type {
   SubscriptionChanges,
@@ -17,6 +17,13 @@ import type { DeliveryClock } from './delivery-clock';
 import { type SecretBox, newSigningSecret, sealedSecretResponses } from './secret-box';
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Subscriptions one account may hold. Every event is written once per subscription in the
+ * consumer's transaction, which other accounts' events share: without a bound, one account's
+ * thousands of subscriptions would slow everyone's deliveries.
+ */
+export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 100;
 
 export interface CreateInput {
   url: string;
@@ -45,8 +52,8 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
       throw err;
     }
   };
-  const mustFind = async (custId: string, id: string, db?: Knex.Transaction) => {
-    const row = await deps.subscriptions.find(custId, id, db);
+  const mustFind = async (custId: string, id: string) => {
+    const row = await deps.subscriptions.find(custId, id);
     if (!row) throw new NotFoundError('No such webhook subscription', 'id');
     return row;
   };
@@ -73,6 +80,12 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
         created_at: new Date(),
       };
       await deps.knex.transaction(async (trx) => {
+        // Creations of one account queue here, so two at once cannot both take the last place.
+        if ((await deps.subscriptions.lockAndCount(trx, custId)) >= MAX_SUBSCRIPTIONS_PER_ACCOUNT)
+          throw new ConflictError(
+            'webhook_limit_reached',
+            `An account can have at most ${MAX_SUBSCRIPTIONS_PER_ACCOUNT} webhook subscriptions; delete one first`,
+          );
         await deps.subscriptions.insert(trx, row, deps.secrets.seal(secret));
         await beforeCommit(trx, row, secret);
       });
@@ -102,8 +115,9 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
       const secret = newSigningSecret();
       const now = deps.clock.now();
       const row = await deps.knex.transaction(async (trx) => {
-        const found = await mustFind(custId, id, trx);
-        await trx('webhook_subscriptions').where({ id }).forUpdate().first();
+        // Locked before anything is written: a DELETE that commits first makes this a 404.
+        const found = await deps.subscriptions.findLocked(trx, custId, id, 'update');
+        if (!found) throw new NotFoundError('No such webhook subscription', 'id');
         await deps.subscriptions.rotate(
           trx,
           id,
@@ -126,22 +140,28 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
       });
       const deliveryId = newId('whdel');
       const now = deps.clock.now();
-      await deps.deliveries.insert(deps.knex, [
-        {
-          id: deliveryId,
-          subscription_id: row.id,
-          event_id: event.id,
-          event_type: event.type,
-          event,
-          resource_key: null,
-          ordered: false,
-          next_attempt_at: now,
-          created_at: new Date(),
-        },
-      ]);
+      await deps.knex.transaction(async (trx) => {
+        // A DELETE that commits meanwhile makes this a 404, not a foreign-key failure.
+        if (!(await deps.subscriptions.findLocked(trx, custId, id, 'keyShare')))
+          throw new NotFoundError('No such webhook subscription', 'id');
+        await deps.deliveries.insert(trx, [
+          {
+            id: deliveryId,
+            subscription_id: row.id,
+            event_id: event.id,
+            event_type: event.type,
+            event,
+            resource_key: null,
+            ordered: false,
+            next_attempt_at: now,
+            created_at: new Date(),
+          },
+        ]);
+      });
       deps.onDeliveryQueued?.();
       const delivery = await deps.deliveries.find(row.id, deliveryId);
-      return delivery!;
+      if (!delivery) throw new NotFoundError('No such webhook subscription', 'id');
+      return delivery;
     },
   };
 }

@@ -122,8 +122,10 @@ export function deliveryPages(deps: PortalDeps): Router {
       const sinceInput = field(req, 'since');
       const untilInput = field(req, 'until');
       const since = isoFromInput(sinceInput);
-      const until = isoFromInput(untilInput);
       const dryRun = field(req, 'dry_run') !== 'false';
+      // An open range ("empty: now") ends at the dry run: the confirmation replays the range that
+      // was counted, not one that grew with every delivery failing since.
+      const until = isoFromInput(untilInput) ?? (dryRun ? new Date().toISOString() : undefined);
       const again = (error: string) =>
         res
           .status(422)
@@ -152,6 +154,7 @@ export function deliveryPages(deps: PortalDeps): Router {
             since: sinceInput,
             until: untilInput,
             count: result.count,
+            countedUntil: until,
           }),
         );
         return;

@@ -301,7 +301,9 @@ export function pageHandler(
             ? 'Not allowed'
             : err.status === 429
               ? 'Too many requests'
-              : 'Something went wrong';
+              : err.status === 409 || err.status === 422
+                ? 'This request was refused'
+                : 'Something went wrong';
       const status = [403, 404, 409, 422, 429].includes(err.status) ? err.status : 502;
       res.status(status).send(
         messagePage({

@@ -198,6 +198,8 @@ export function replayPage(options: {
   until: string;
   /** After the dry run: how many failed deliveries the range holds. */
   count?: number;
+  /** After the dry run: the end of the range it counted (ISO), which the confirmation replays. */
+  countedUntil?: string | undefined;
   error?: string | undefined;
 }): string {
   const s = options.subscription;
@@ -231,11 +233,19 @@ export function replayPage(options: {
                 this range would be sent again.
               </p>
               ${
+                options.countedUntil && !options.until
+                  ? html`<p>
+                      The range ends at ${options.countedUntil.slice(0, 19).replace('T', ' ')} UTC, when they
+                      were counted.
+                    </p>`
+                  : ''
+              }
+              ${
                 options.count > 0
                   ? html`<form method="post" action="/webhooks/${s.id}/replay">
                       ${csrf}<input type="hidden" name="dry_run" value="false" />
                       <input type="hidden" name="since" value="${options.since}" />
-                      <input type="hidden" name="until" value="${options.until}" />
+                      <input type="hidden" name="until" value="${options.countedUntil ?? options.until}" />
                       <button type="submit">
                         Replay ${options.count} ${options.count === 1 ? 'delivery' : 'deliveries'}
                       </button>

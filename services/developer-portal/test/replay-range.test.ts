@@ -1,0 +1,144 @@
+// Portal pages over a recording gateway: an API refusal shown as such; the replay of a range
+// replays the range the dry run counted.
+// The portal runs in-process on the real Redis; the gateway is a local HTTP server that records
+// what the portal asks of it.
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import { REDIS_URL } from '@ordering/testing';
+import { portalConfigSchema, startPortal, type RunningPortal } from '../src';
+import { SessionStore } from '../src/data-access/session-store';
+
+const prefix = `test:portal:${randomBytes(4).toString('hex')}:`;
+let portal: RunningPortal;
+let gateway: Server;
+let redis: Redis;
+let sessions: SessionStore;
+/** Bodies of the replay requests the gateway received. */
+const replays: { since: string; until?: string; dry_run: boolean }[] = [];
+
+const subscription = {
+  id: 'we_1',
+  object: 'webhook_subscription',
+  url: 'https://hooks.example.com/in',
+  events: ['order.submitted'],
+  description: null,
+  status: 'enabled',
+  ordering: 'none',
+  created_at: '2026-11-20T00:00:00.000Z',
+};
+
+beforeAll(async () => {
+  gateway = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      if (req.method === 'GET' && req.url === '/v1/webhooks/we_1') {
+        res.end(JSON.stringify(subscription));
+        return;
+      }
+      if (req.method === 'GET' && req.url?.startsWith('/v1/webhooks?')) {
+        res.statusCode = 422;
+        res.end(
+          JSON.stringify({
+            error: {
+              type: 'invalid_request',
+              code: 'invalid_value',
+              message: 'starting_after is not a cursor this API returned (use next_cursor)',
+              param: 'starting_after',
+            },
+          }),
+        );
+        return;
+      }
+      if (req.method === 'POST' && req.url === '/v1/webhooks/we_1/replay') {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as (typeof replays)[number];
+        replays.push(body);
+        res.end(JSON.stringify({ object: 'webhook_replay', count: 2, dry_run: body.dry_run }));
+        return;
+      }
+      res.statusCode = 404;
+      res.end(JSON.stringify({ error: { message: 'No such thing' } }));
+    });
+  });
+  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+  const config = portalConfigSchema.parse({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PORTAL_PUBLIC_URL: 'http://127.0.0.1:18698',
+    AUTH_ISSUER: 'http://127.0.0.1:9',
+    GATEWAY_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+  });
+  portal = await startPortal(config);
+  redis = new Redis(REDIS_URL);
+  sessions = new SessionStore(redis, prefix, 600);
+});
+
+afterAll(async () => {
+  await portal?.stop();
+  await new Promise((resolve) => gateway?.close(resolve));
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+});
+
+async function adminCookie(csrfToken = randomBytes(16).toString('base64url')): Promise<string> {
+  return `portal_session=${await sessions.create({
+    name: 'Pat',
+    login: 'pat',
+    custId: 'ACME',
+    scopes: ['openid', 'profile', 'admin:all'],
+    accessToken: 'token',
+    accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 3600,
+    refreshToken: undefined,
+    csrfToken,
+  })}`;
+}
+
+it('a request the API refuses (422) is shown as refused, with its reason, not as "Something went wrong"', async () => {
+  const res = await fetch(`${portal.url}/webhooks?starting_after=garbage`, {
+    headers: { cookie: await adminCookie() },
+  });
+  expect(res.status).toBe(422);
+  const page = await res.text();
+  expect(page).toMatch(/<h1[^>]*>This request was refused<\/h1>/);
+  expect(page).toContain('starting_after is not a cursor this API returned');
+  expect(page).not.toContain('Something went wrong');
+});
+
+it('with "until" left empty, the confirmation replays the range the dry run counted, not one up to a later now', async () => {
+  const csrfToken = randomBytes(16).toString('base64url');
+  const cookie = await adminCookie(csrfToken);
+  const post = (form: Record<string, string>) =>
+    fetch(`${portal.url}/webhooks/we_1/replay`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: new URLSearchParams({ csrf_token: csrfToken, ...form }).toString(),
+    });
+
+  const before = Date.now();
+  const dryRun = await post({ dry_run: 'true', since: '2026-11-24T00:00', until: '' });
+  expect(dryRun.status).toBe(200);
+  const page = await dryRun.text();
+  expect(page).toMatch(/<strong>2<\/strong> failed deliveries/);
+  // The dry run counted up to a fixed moment...
+  const counted = replays[0]!;
+  expect(counted).toMatchObject({ since: '2026-11-24T00:00:00.000Z', dry_run: true });
+  expect(Date.parse(counted.until!)).toBeGreaterThanOrEqual(before - 1000);
+  // ...and the confirmation form carries that moment, so the replay is of the same range.
+  const confirm = /<form method="post" action="\/webhooks\/we_1\/replay">([\s\S]*?)<\/form>/g;
+  const forms = [...page.matchAll(confirm)].map((m) => m[1]!);
+  const confirmForm = forms.find((f) => f.includes('name="dry_run" value="false"'))!;
+  const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(confirmForm)?.[1] ?? '';
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const replayed = await post({ dry_run: 'false', since: field('since'), until: field('until') });
+  expect(replayed.status).toBe(303);
+  expect(replays[1]).toEqual({ since: counted.since, until: counted.until, dry_run: false });
+});
