@@ -123,6 +123,36 @@ describe('values Helm refuses at install', () => {
       'preStopSeconds=10,terminationGracePeriodSeconds=21',
       'terminationGracePeriodSeconds (21) must be above preStopSeconds + 15 (25)',
     ],
+    [
+      'two public hosts on one name (the issuer would be the audience, one ingress rule shadows the other)',
+      'hosts.auth=api.ordering.example',
+      'hosts.api and hosts.auth are both api.ordering.example',
+    ],
+    [
+      'a process listening on the metrics port (two listeners on one port: the process cannot start)',
+      'processes.orders.port=9464',
+      'processes.orders.port 9464 is metrics.port too',
+    ],
+    [
+      "a port set in env behind the probes' back",
+      'processes.orders.env.PORT=9000',
+      'processes.orders.env sets PORT',
+    ],
+    [
+      'a secret the process reads from a Secret put into env (a ConfigMap) instead',
+      'processes.auth.env.KEY_ENCRYPTION_KEY=plaintext',
+      'processes.auth.env sets KEY_ENCRYPTION_KEY, a secret',
+    ],
+    [
+      'the internal identity secret in env',
+      'processes.gateway.env.INTERNAL_IDENTITY_SECRET=plaintext',
+      'processes.gateway.env sets INTERNAL_IDENTITY_SECRET, a secret',
+    ],
+    [
+      'a database URL with its password in env',
+      'processes.customers.env.DATABASE_URL=postgres://u:p@db/customers',
+      'processes.customers.env sets DATABASE_URL, a secret',
+    ],
   ])('%s (%s)', (_what, set, message) => {
     const result = attempt(set);
     expect(result.status).not.toBe(0);
@@ -133,6 +163,8 @@ describe('values Helm refuses at install', () => {
     expect(attempt('processes.customers.replicas=3').status).toBe(0);
     expect(attempt('processes.auth.podDisruptionBudget.maxUnavailable=50%').status).toBe(0);
     expect(attempt('preStopSeconds=10,terminationGracePeriodSeconds=26').status).toBe(0);
+    expect(attempt('processes.orders.port=9000').status).toBe(0);
+    expect(attempt('processes.gateway.env.UPSTREAM_TIMEOUT_MS=5000').status).toBe(0);
   });
 });
 
