@@ -41,7 +41,12 @@ interface Environment {
   issuer: string;
   audience: string;
   token: string;
+  client: { client_id: string; client_secret: string };
 }
+
+/** Each environment's OAuth host port, chosen before either starts: each gateway names both hosts. */
+const authPorts: Record<'production' | 'test', number> = { production: 0, test: 0 };
+const oauthHost = (name: 'production' | 'test') => `http://127.0.0.1:${authPorts[name]}`;
 
 async function startEnvironment(name: 'production' | 'test'): Promise<Environment> {
   const secret = randomBytes(32).toString('hex');
@@ -72,8 +77,8 @@ async function startEnvironment(name: 'production' | 'test'): Promise<Environmen
   await admin.createUser({ cust_id: custId, login, email: `${login}@e2e.example`, name: 'Integration' });
 
   // Each environment's OAuth host: its own issuer and audience, its own key-encryption key.
-  const authPort = await freePort();
-  const issuer = `http://127.0.0.1:${authPort}`;
+  const authPort = authPorts[name];
+  const issuer = oauthHost(name);
   const audience = name === 'production' ? 'https://api.ordering.e2e' : 'https://api.test.ordering.e2e';
   const redisPrefix = `e2e-env-${name}-${suffix}:`;
   const auth = await startAuthService(
@@ -108,6 +113,8 @@ async function startEnvironment(name: 'production' | 'test'): Promise<Environmen
       PUBLIC_BASE_URL: API_BASES[name],
       API_BASE_URL: API_BASES.production,
       TEST_API_BASE_URL: API_BASES.test,
+      OAUTH_HOST_URL: oauthHost('production'),
+      TEST_OAUTH_HOST_URL: oauthHost('test'),
     }),
   );
 
@@ -133,7 +140,15 @@ async function startEnvironment(name: 'production' | 'test'): Promise<Environmen
     { from: 'user' },
   );
   const client = JSON.parse(printed) as { client_id: string; client_secret: string };
-  const res = await fetch(`${issuer}/oauth/token`, {
+  const token = await clientCredentialsToken(`${issuer}/oauth/token`, client);
+  return { name, databases, customers, auth, gateway, issuer, audience, token, client };
+}
+
+async function clientCredentialsToken(
+  tokenUrl: string,
+  client: { client_id: string; client_secret: string },
+): Promise<string> {
+  const res = await fetch(tokenUrl, {
     method: 'POST',
     headers: {
       Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
@@ -143,14 +158,15 @@ async function startEnvironment(name: 'production' | 'test'): Promise<Environmen
   });
   const body = (await res.json()) as { access_token?: string };
   if (res.status !== 200 || !body.access_token)
-    throw new Error(`${name}: no token: ${res.status} ${JSON.stringify(body)}`);
-  return { name, databases, customers, auth, gateway, issuer, audience, token: body.access_token };
+    throw new Error(`${tokenUrl}: no token: ${res.status} ${JSON.stringify(body)}`);
+  return body.access_token;
 }
 
 let production: Environment;
 let test: Environment;
 
 beforeAll(async () => {
+  [authPorts.production, authPorts.test] = [await freePort(), await freePort()];
   [production, test] = await Promise.all([startEnvironment('production'), startEnvironment('test')]);
 });
 
@@ -210,5 +226,32 @@ it('both gateways describe both environments in /v1/openapi.json, their own firs
       'https://api.ordering.example',
       'https://api.test.ordering.example',
     ]);
+  }
+});
+
+it("each environment's server in /v1/openapi.json names its own OAuth host, whose token that environment's API accepts", async () => {
+  const environments = { production: () => production, test: () => test };
+  for (const served of [production, test]) {
+    const doc = (await (await fetch(`${served.gateway.url}/v1/openapi.json`)).json()) as {
+      servers: { url: string; description: string }[];
+      components: { securitySchemes: { oauth2: { flows: { clientCredentials: { tokenUrl: string } } } } };
+    };
+    // The flows name the OAuth host of the environment that served the document ...
+    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(
+      `${served.issuer}/oauth/token`,
+    );
+    // ... and each server its own: a token from there opens that server's API, not the other's.
+    for (const [name, env] of Object.entries(environments)) {
+      const server = doc.servers.find(
+        (s) => s.url === API_BASES[name as 'production' | 'test'].replace(/\/v1$/, ''),
+      );
+      const tokenUrl = /(https?:\/\/\S+\/oauth\/token)/.exec(server?.description ?? '')?.[1];
+      expect(`${served.name} document, ${name}: ${tokenUrl}`).toBe(
+        `${served.name} document, ${name}: ${env().issuer}/oauth/token`,
+      );
+      const token = await clientCredentialsToken(tokenUrl!, env().client);
+      expect((await listUsers(env(), token)).status).toBe(200);
+      expect((await listUsers(env() === production ? test : production, token)).status).toBe(401);
+    }
   }
 });

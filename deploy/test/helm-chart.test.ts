@@ -70,7 +70,14 @@ it('the two environments differ in hosts, issuer, audience, Kafka cluster and Re
       'https://api.ordering.example/v1',
       'https://api.test.ordering.example/v1',
     ]);
+    // ... each described with its own OAuth host (the document's flows name only this one's).
+    expect([config.OAUTH_HOST_URL, config.TEST_OAUTH_HOST_URL]).toEqual([
+      'https://auth.ordering.example',
+      'https://auth.test.ordering.example',
+    ]);
   }
+  expect(production.OAUTH_HOST_URL).toBe(production.AUTH_ISSUER);
+  expect(test.TEST_OAUTH_HOST_URL).toBe(test.AUTH_ISSUER);
   const brokers = (environment: 'production' | 'test') =>
     find(renderChart<K8sObject>(environment), 'ConfigMap', 'customers-config').data.KAFKA_BROKERS;
   expect(brokers('production')).not.toBe(brokers('test'));
@@ -152,6 +159,16 @@ describe('values Helm refuses at install', () => {
       'a database URL with its password in env',
       'processes.customers.env.DATABASE_URL=postgres://u:p@db/customers',
       'processes.customers.env sets DATABASE_URL, a secret',
+    ],
+    [
+      "an OAuth host for this environment's server in /v1/openapi.json that is not its own",
+      'openapiOAuthHosts.production=https://auth.test.ordering.example',
+      "openapiOAuthHosts.production is https://auth.test.ordering.example, but this production release's OAuth host is https://auth.ordering.example",
+    ],
+    [
+      "an API base for this environment's server in /v1/openapi.json that is not its own",
+      'openapiServers.production=https://api.test.ordering.example/v1',
+      'openapiServers.production is https://api.test.ordering.example/v1, but this production release serves the API at https://api.ordering.example/v1',
     ],
   ])('%s (%s)', (_what, set, message) => {
     const result = attempt(set);

@@ -45,8 +45,12 @@ export interface OpenApiOptions {
    * carry `/v1`. Unset: the server is `/`, the host that served the document.
    */
   publicBaseUrl?: string;
-  /** The API bases of production and test (API_BASE_URL, TEST_API_BASE_URL), listed after this host. */
-  environments?: { production: string; test: string };
+  /**
+   * The API bases of production and test (API_BASE_URL, TEST_API_BASE_URL), listed after this host,
+   * each described with its own OAuth host (OAUTH_HOST_URL, TEST_OAUTH_HOST_URL) when given: the
+   * flows of the security scheme name only this environment's.
+   */
+  environments?: { production: string; test: string; productionOAuthHost?: string; testOAuthHost?: string };
 }
 
 export const API_TITLE = 'Ordering Service API';
@@ -212,6 +216,12 @@ function serverUrl(publicBaseUrl: string | undefined): string {
   return publicBaseUrl.replace(/\/+$/, '').replace(/\/v1$/, '') || '/';
 }
 
+/** An environment's server description, naming the OAuth host whose tokens its API accepts. */
+function environmentDescription(name: string, oauthHost: string | undefined): string {
+  if (!oauthHost) return name;
+  return `${name}: tokens from its own OAuth host, ${oauthHost.replace(/\/+$/, '')}/oauth/token`;
+}
+
 /** This host first, then production and test (spec rule 2), each once. */
 function servers(options: OpenApiOptions): { url: string; description: string }[] {
   const list = [
@@ -223,8 +233,11 @@ function servers(options: OpenApiOptions): { url: string; description: string }[
   const environments = options.environments;
   if (environments) {
     for (const [url, description] of [
-      [serverUrl(environments.production), 'Production'],
-      [serverUrl(environments.test), 'Test environment'],
+      [
+        serverUrl(environments.production),
+        environmentDescription('Production', environments.productionOAuthHost),
+      ],
+      [serverUrl(environments.test), environmentDescription('Test environment', environments.testOAuthHost)],
     ] as const) {
       const same = list.find((s) => s.url === url);
       if (same) same.description = description;
