@@ -19,6 +19,7 @@ import {
   startCustomersService,
 } from '@ordering/customers-service';
 import { loadGatewayConfig, startGateway } from '@ordering/gateway';
+import { signIdentity } from '@ordering/http';
 import { createTestDatabase, type TestDatabase } from '@ordering/testing';
 import { freePort } from './support/service-process';
 
@@ -42,6 +43,8 @@ interface Environment {
   audience: string;
   token: string;
   client: { client_id: string; client_secret: string };
+  /** The environment's internal identity secret (X-Ordering-Identity). */
+  secret: string;
 }
 
 /** Each environment's OAuth host port, chosen before either starts: each gateway names both hosts. */
@@ -141,7 +144,7 @@ async function startEnvironment(name: 'production' | 'test'): Promise<Environmen
   );
   const client = JSON.parse(printed) as { client_id: string; client_secret: string };
   const token = await clientCredentialsToken(`${issuer}/oauth/token`, client);
-  return { name, databases, customers, auth, gateway, issuer, audience, token, client };
+  return { name, databases, customers, auth, gateway, issuer, audience, token, client, secret };
 }
 
 async function clientCredentialsToken(
@@ -254,4 +257,64 @@ it("each environment's server in /v1/openapi.json names its own OAuth host, whos
       expect((await listUsers(env() === production ? test : production, token)).status).toBe(401);
     }
   }
+});
+
+describe('a token reaches the other environment by no other way than the gateway, and fails there too', () => {
+  const pairs = [
+    ['production', 'test', () => [production, test] as const],
+    ['test', 'production', () => [test, production] as const],
+  ] as const;
+  const basic = (env: Environment) =>
+    `Basic ${Buffer.from(`${env.client.client_id}:${env.client.client_secret}`).toString('base64')}`;
+  const form = (env: Environment, path: string, token: string) =>
+    fetch(`${env.issuer}${path}`, {
+      method: 'POST',
+      headers: { Authorization: basic(env), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }),
+    });
+
+  it.each(pairs)(
+    "introspection at the %s token's own OAuth host says active, at the %s one inactive",
+    async (_f, _t, envs) => {
+      const [issuedBy, other] = envs();
+      const own = await form(issuedBy, '/oauth/introspect', issuedBy.token);
+      expect(await own.json()).toMatchObject({ active: true, iss: issuedBy.issuer, aud: issuedBy.audience });
+      const foreign = await form(other, '/oauth/introspect', issuedBy.token);
+      expect([foreign.status, await foreign.json()]).toEqual([200, { active: false }]);
+    },
+  );
+
+  it.each(pairs)(
+    'revoking a %s token at the %s OAuth host leaves it working where it was issued',
+    async (_f, _t, envs) => {
+      const [issuedBy, other] = envs();
+      const token = await clientCredentialsToken(`${issuedBy.issuer}/oauth/token`, issuedBy.client);
+      expect((await form(other, '/oauth/revoke', token)).status).toBe(200);
+      expect((await listUsers(issuedBy, token)).status).toBe(200);
+    },
+  );
+
+  it.each(pairs)(
+    'an identity header signed by the %s gateway is refused by the %s services',
+    async (_f, _t, envs) => {
+      const [signedBy, other] = envs();
+      const identity = {
+        sub: 'shopper:x:integration',
+        cust_id: `ENV-${other.name.toUpperCase()}-${suffix}`,
+        login: `integration-${other.name}`,
+        client_id: other.client.client_id,
+        scopes: ['users:read'],
+        jti: 'forged',
+        exp: Math.floor(Date.now() / 1000) + 300,
+      };
+      const call = (secret: string) =>
+        fetch(`${other.customers.url()}/v1/users?limit=1`, {
+          headers: { 'X-Ordering-Identity': signIdentity(identity, secret) },
+        });
+      expect((await call(other.secret)).status).toBe(200);
+      const refused = await call(signedBy.secret);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ error: { code: 'invalid_token' } });
+    },
+  );
 });
