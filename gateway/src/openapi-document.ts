@@ -92,11 +92,14 @@ const IdempotencyHeaders = z.object({
     .string()
     .min(1)
     .max(255)
+    // libs/idempotency's rule: visible ASCII, no spaces.
+    .regex(/^[\x21-\x7e]{1,255}$/)
     .optional()
     .openapi({
       description:
-        'A unique value (a UUID is recommended). A retry with the same key and body within 24 hours ' +
-        'answers the original status and body with `Idempotent-Replayed: true`.',
+        'A unique value (a UUID is recommended) of 1 to 255 visible ASCII characters, no spaces ' +
+        '(otherwise 422 `invalid_value`, param `Idempotency-Key`). A retry with the same key and body ' +
+        'within 24 hours answers the original status and body with `Idempotent-Replayed: true`.',
       example: '5f1d7c3e-9a64-4c1b-8f0e-2b7f4a8c9d10',
     }),
 });
