@@ -12,6 +12,7 @@ import {
 } from '@ordering/customers-service';
 import { type RunningGateway, loadGatewayConfig, startGateway } from '@ordering/gateway';
 import { type TestDatabase, type TestIssuer, createTestDatabase, startTestIssuer } from '@ordering/testing';
+import Ajv2020 from 'ajv/dist/2020';
 import { ResponseConformance } from './support/response-conformance';
 
 jest.setTimeout(60_000);
@@ -205,6 +206,30 @@ describe('real answers conform to the served OpenAPI document', () => {
     const badLimit = await call('GET', '/v1/users?limit=0', { token: token('users:read') });
     expect(badLimit.status).toBe(422);
     expect(conformance.problems('GET', '/v1/users', badLimit)).toEqual([]);
+  });
+
+  it('POST /v1/users: the documented Idempotency-Key schema admits exactly the keys the platform takes', async () => {
+    const header = conformance.deref(
+      document.paths['/v1/users'].post.parameters.find((p: Json) => p.name === 'Idempotency-Key'),
+    ).schema as Json;
+    const admits = new Ajv2020({ strict: false }).compile(header);
+    const keys = ['a b', 'k'.repeat(256), `k${randomUUID()}`.padEnd(255, 'k'), randomUUID(), 'tab\there', ''];
+    for (const key of keys) {
+      const login = `oas.${randomUUID().slice(0, 8)}`;
+      const res = await call('POST', '/v1/users', {
+        token: token('users:write'),
+        body: { login, email: `${login}@example.com`, name: 'Key Conformance' },
+        headers: { 'Idempotency-Key': key },
+      });
+      const taken = res.status === 201;
+      expect(`${JSON.stringify(key.slice(0, 12))} (${key.length}): documented ${admits(key)}`).toBe(
+        `${JSON.stringify(key.slice(0, 12))} (${key.length}): documented ${taken}`,
+      );
+      if (!taken) {
+        expect(res.status).toBe(422);
+        expect(conformance.problems('POST', '/v1/users', res)).toEqual([]);
+      }
+    }
   });
 
   it('the check catches an answer that does not conform', async () => {

@@ -19,6 +19,7 @@ import {
   startCustomersService,
 } from '@ordering/customers-service';
 import { loadGatewayConfig, startGateway } from '@ordering/gateway';
+import { signIdentity } from '@ordering/http';
 import { createTestDatabase, type TestDatabase } from '@ordering/testing';
 import { freePort } from './support/service-process';
 
@@ -41,7 +42,14 @@ interface Environment {
   issuer: string;
   audience: string;
   token: string;
+  client: { client_id: string; client_secret: string };
+  /** The environment's internal identity secret (X-Ordering-Identity). */
+  secret: string;
 }
+
+/** Each environment's OAuth host port, chosen before either starts: each gateway names both hosts. */
+const authPorts: Record<'production' | 'test', number> = { production: 0, test: 0 };
+const oauthHost = (name: 'production' | 'test') => `http://127.0.0.1:${authPorts[name]}`;
 
 async function startEnvironment(name: 'production' | 'test'): Promise<Environment> {
   const secret = randomBytes(32).toString('hex');
@@ -72,8 +80,8 @@ async function startEnvironment(name: 'production' | 'test'): Promise<Environmen
   await admin.createUser({ cust_id: custId, login, email: `${login}@e2e.example`, name: 'Integration' });
 
   // Each environment's OAuth host: its own issuer and audience, its own key-encryption key.
-  const authPort = await freePort();
-  const issuer = `http://127.0.0.1:${authPort}`;
+  const authPort = authPorts[name];
+  const issuer = oauthHost(name);
   const audience = name === 'production' ? 'https://api.ordering.e2e' : 'https://api.test.ordering.e2e';
   const redisPrefix = `e2e-env-${name}-${suffix}:`;
   const auth = await startAuthService(
@@ -108,6 +116,8 @@ async function startEnvironment(name: 'production' | 'test'): Promise<Environmen
       PUBLIC_BASE_URL: API_BASES[name],
       API_BASE_URL: API_BASES.production,
       TEST_API_BASE_URL: API_BASES.test,
+      OAUTH_HOST_URL: oauthHost('production'),
+      TEST_OAUTH_HOST_URL: oauthHost('test'),
     }),
   );
 
@@ -133,7 +143,15 @@ async function startEnvironment(name: 'production' | 'test'): Promise<Environmen
     { from: 'user' },
   );
   const client = JSON.parse(printed) as { client_id: string; client_secret: string };
-  const res = await fetch(`${issuer}/oauth/token`, {
+  const token = await clientCredentialsToken(`${issuer}/oauth/token`, client);
+  return { name, databases, customers, auth, gateway, issuer, audience, token, client, secret };
+}
+
+async function clientCredentialsToken(
+  tokenUrl: string,
+  client: { client_id: string; client_secret: string },
+): Promise<string> {
+  const res = await fetch(tokenUrl, {
     method: 'POST',
     headers: {
       Authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
@@ -143,14 +161,15 @@ async function startEnvironment(name: 'production' | 'test'): Promise<Environmen
   });
   const body = (await res.json()) as { access_token?: string };
   if (res.status !== 200 || !body.access_token)
-    throw new Error(`${name}: no token: ${res.status} ${JSON.stringify(body)}`);
-  return { name, databases, customers, auth, gateway, issuer, audience, token: body.access_token };
+    throw new Error(`${tokenUrl}: no token: ${res.status} ${JSON.stringify(body)}`);
+  return body.access_token;
 }
 
 let production: Environment;
 let test: Environment;
 
 beforeAll(async () => {
+  [authPorts.production, authPorts.test] = [await freePort(), await freePort()];
   [production, test] = await Promise.all([startEnvironment('production'), startEnvironment('test')]);
 });
 
@@ -211,4 +230,91 @@ it('both gateways describe both environments in /v1/openapi.json, their own firs
       'https://api.test.ordering.example',
     ]);
   }
+});
+
+it("each environment's server in /v1/openapi.json names its own OAuth host, whose token that environment's API accepts", async () => {
+  const environments = { production: () => production, test: () => test };
+  for (const served of [production, test]) {
+    const doc = (await (await fetch(`${served.gateway.url}/v1/openapi.json`)).json()) as {
+      servers: { url: string; description: string }[];
+      components: { securitySchemes: { oauth2: { flows: { clientCredentials: { tokenUrl: string } } } } };
+    };
+    // The flows name the OAuth host of the environment that served the document ...
+    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(
+      `${served.issuer}/oauth/token`,
+    );
+    // ... and each server its own: a token from there opens that server's API, not the other's.
+    for (const [name, env] of Object.entries(environments)) {
+      const server = doc.servers.find(
+        (s) => s.url === API_BASES[name as 'production' | 'test'].replace(/\/v1$/, ''),
+      );
+      const tokenUrl = /(https?:\/\/\S+\/oauth\/token)/.exec(server?.description ?? '')?.[1];
+      expect(`${served.name} document, ${name}: ${tokenUrl}`).toBe(
+        `${served.name} document, ${name}: ${env().issuer}/oauth/token`,
+      );
+      const token = await clientCredentialsToken(tokenUrl!, env().client);
+      expect((await listUsers(env(), token)).status).toBe(200);
+      expect((await listUsers(env() === production ? test : production, token)).status).toBe(401);
+    }
+  }
+});
+
+describe('a token reaches the other environment by no other way than the gateway, and fails there too', () => {
+  const pairs = [
+    ['production', 'test', () => [production, test] as const],
+    ['test', 'production', () => [test, production] as const],
+  ] as const;
+  const basic = (env: Environment) =>
+    `Basic ${Buffer.from(`${env.client.client_id}:${env.client.client_secret}`).toString('base64')}`;
+  const form = (env: Environment, path: string, token: string) =>
+    fetch(`${env.issuer}${path}`, {
+      method: 'POST',
+      headers: { Authorization: basic(env), 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }),
+    });
+
+  it.each(pairs)(
+    "introspection at the %s token's own OAuth host says active, at the %s one inactive",
+    async (_f, _t, envs) => {
+      const [issuedBy, other] = envs();
+      const own = await form(issuedBy, '/oauth/introspect', issuedBy.token);
+      expect(await own.json()).toMatchObject({ active: true, iss: issuedBy.issuer, aud: issuedBy.audience });
+      const foreign = await form(other, '/oauth/introspect', issuedBy.token);
+      expect([foreign.status, await foreign.json()]).toEqual([200, { active: false }]);
+    },
+  );
+
+  it.each(pairs)(
+    'revoking a %s token at the %s OAuth host leaves it working where it was issued',
+    async (_f, _t, envs) => {
+      const [issuedBy, other] = envs();
+      const token = await clientCredentialsToken(`${issuedBy.issuer}/oauth/token`, issuedBy.client);
+      expect((await form(other, '/oauth/revoke', token)).status).toBe(200);
+      expect((await listUsers(issuedBy, token)).status).toBe(200);
+    },
+  );
+
+  it.each(pairs)(
+    'an identity header signed by the %s gateway is refused by the %s services',
+    async (_f, _t, envs) => {
+      const [signedBy, other] = envs();
+      const identity = {
+        sub: 'shopper:x:integration',
+        cust_id: `ENV-${other.name.toUpperCase()}-${suffix}`,
+        login: `integration-${other.name}`,
+        client_id: other.client.client_id,
+        scopes: ['users:read'],
+        jti: 'forged',
+        exp: Math.floor(Date.now() / 1000) + 300,
+      };
+      const call = (secret: string) =>
+        fetch(`${other.customers.url()}/v1/users?limit=1`, {
+          headers: { 'X-Ordering-Identity': signIdentity(identity, secret) },
+        });
+      expect((await call(other.secret)).status).toBe(200);
+      const refused = await call(signedBy.secret);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ error: { code: 'invalid_token' } });
+    },
+  );
 });

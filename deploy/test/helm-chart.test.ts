@@ -70,7 +70,14 @@ it('the two environments differ in hosts, issuer, audience, Kafka cluster and Re
       'https://api.ordering.example/v1',
       'https://api.test.ordering.example/v1',
     ]);
+    // ... each described with its own OAuth host (the document's flows name only this one's).
+    expect([config.OAUTH_HOST_URL, config.TEST_OAUTH_HOST_URL]).toEqual([
+      'https://auth.ordering.example',
+      'https://auth.test.ordering.example',
+    ]);
   }
+  expect(production.OAUTH_HOST_URL).toBe(production.AUTH_ISSUER);
+  expect(test.TEST_OAUTH_HOST_URL).toBe(test.AUTH_ISSUER);
   const brokers = (environment: 'production' | 'test') =>
     find(renderChart<K8sObject>(environment), 'ConfigMap', 'customers-config').data.KAFKA_BROKERS;
   expect(brokers('production')).not.toBe(brokers('test'));
@@ -123,6 +130,46 @@ describe('values Helm refuses at install', () => {
       'preStopSeconds=10,terminationGracePeriodSeconds=21',
       'terminationGracePeriodSeconds (21) must be above preStopSeconds + 15 (25)',
     ],
+    [
+      'two public hosts on one name (the issuer would be the audience, one ingress rule shadows the other)',
+      'hosts.auth=api.ordering.example',
+      'hosts.api and hosts.auth are both api.ordering.example',
+    ],
+    [
+      'a process listening on the metrics port (two listeners on one port: the process cannot start)',
+      'processes.orders.port=9464',
+      'processes.orders.port 9464 is metrics.port too',
+    ],
+    [
+      "a port set in env behind the probes' back",
+      'processes.orders.env.PORT=9000',
+      'processes.orders.env sets PORT',
+    ],
+    [
+      'a secret the process reads from a Secret put into env (a ConfigMap) instead',
+      'processes.auth.env.KEY_ENCRYPTION_KEY=plaintext',
+      'processes.auth.env sets KEY_ENCRYPTION_KEY, a secret',
+    ],
+    [
+      'the internal identity secret in env',
+      'processes.gateway.env.INTERNAL_IDENTITY_SECRET=plaintext',
+      'processes.gateway.env sets INTERNAL_IDENTITY_SECRET, a secret',
+    ],
+    [
+      'a database URL with its password in env',
+      'processes.customers.env.DATABASE_URL=postgres://u:p@db/customers',
+      'processes.customers.env sets DATABASE_URL, a secret',
+    ],
+    [
+      "an OAuth host for this environment's server in /v1/openapi.json that is not its own",
+      'openapiOAuthHosts.production=https://auth.test.ordering.example',
+      "openapiOAuthHosts.production is https://auth.test.ordering.example, but this production release's OAuth host is https://auth.ordering.example",
+    ],
+    [
+      "an API base for this environment's server in /v1/openapi.json that is not its own",
+      'openapiServers.production=https://api.test.ordering.example/v1',
+      'openapiServers.production is https://api.test.ordering.example/v1, but this production release serves the API at https://api.ordering.example/v1',
+    ],
   ])('%s (%s)', (_what, set, message) => {
     const result = attempt(set);
     expect(result.status).not.toBe(0);
@@ -133,6 +180,8 @@ describe('values Helm refuses at install', () => {
     expect(attempt('processes.customers.replicas=3').status).toBe(0);
     expect(attempt('processes.auth.podDisruptionBudget.maxUnavailable=50%').status).toBe(0);
     expect(attempt('preStopSeconds=10,terminationGracePeriodSeconds=26').status).toBe(0);
+    expect(attempt('processes.orders.port=9000').status).toBe(0);
+    expect(attempt('processes.gateway.env.UPSTREAM_TIMEOUT_MS=5000').status).toBe(0);
   });
 });
 

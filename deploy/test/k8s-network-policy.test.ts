@@ -335,7 +335,7 @@ describe.each(
           `${internal}:${port} false`,
         );
     }
-    for (const name of PROCESSES.filter((n) => n !== 'webhooks' && n !== 'developer-portal')) {
+    for (const name of PROCESSES.filter((n) => !['webhooks', 'developer-portal', 'auth'].includes(n))) {
       expect(canConnect(policies, pods[name], receiver, '443')).toBe(false);
       expect(canConnect(policies, pods[name], receiver, '8443')).toBe(false);
     }
@@ -347,6 +347,16 @@ describe.each(
     expect(canConnect(policies, pods['developer-portal'], oauthHost, '443')).toBe(true);
     expect(canConnect(policies, pods['developer-portal'], oauthHost, '8443')).toBe(false);
     expect(canConnect(policies, pods['developer-portal'], { ip: '10.1.2.3' }, '443')).toBe(false);
+  });
+
+  it("auth reaches a company's identity provider over HTTPS (443 only) for federated sign-in, and no private address", () => {
+    const identityProvider: Endpoint = { ip: '203.0.113.40' };
+    expect(canConnect(policies, pods.auth, identityProvider, '443')).toBe(true);
+    expect(canConnect(policies, pods.auth, identityProvider, '8443')).toBe(false);
+    for (const internal of ['10.1.2.3', '169.254.169.254', '192.168.1.1'])
+      expect(`${internal} ${canConnect(policies, pods.auth, { ip: internal }, '443')}`).toBe(
+        `${internal} false`,
+      );
   });
 });
 

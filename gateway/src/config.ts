@@ -25,6 +25,13 @@ export const gatewayEnvSchema = z.object({
    */
   API_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.ordering.example/v1'),
   TEST_API_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.test.ordering.example/v1'),
+  /**
+   * The OAuth hosts of production and test (spec rule 2: each environment has its own), named in
+   * the description of each environment's server: a token is accepted only by the API of the
+   * environment whose OAuth host issued it.
+   */
+  OAUTH_HOST_URL: z.url({ protocol: /^https?$/ }).default('https://auth.ordering.example'),
+  TEST_OAUTH_HOST_URL: z.url({ protocol: /^https?$/ }).default('https://auth.test.ordering.example'),
   /** Allowed clock difference for `exp`/`nbf`/`iat`, in seconds. */
   CLOCK_TOLERANCE_SECONDS: env.int(5).pipe(z.number().min(0).max(300)),
   /** How long a fetched signing key is trusted before the JWKS is fetched again. */

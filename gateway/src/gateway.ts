@@ -57,7 +57,12 @@ export function createGateway(config: GatewayConfig, options: GatewayOptions = {
     openApiDocument(ROUTES, {
       authIssuer: config.AUTH_ISSUER,
       ...(config.PUBLIC_BASE_URL ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
-      environments: { production: config.API_BASE_URL, test: config.TEST_API_BASE_URL },
+      environments: {
+        production: config.API_BASE_URL,
+        test: config.TEST_API_BASE_URL,
+        productionOAuthHost: config.OAUTH_HOST_URL,
+        testOAuthHost: config.TEST_OAUTH_HOST_URL,
+      },
     }),
   );
 

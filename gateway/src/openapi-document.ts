@@ -45,8 +45,12 @@ export interface OpenApiOptions {
    * carry `/v1`. Unset: the server is `/`, the host that served the document.
    */
   publicBaseUrl?: string;
-  /** The API bases of production and test (API_BASE_URL, TEST_API_BASE_URL), listed after this host. */
-  environments?: { production: string; test: string };
+  /**
+   * The API bases of production and test (API_BASE_URL, TEST_API_BASE_URL), listed after this host,
+   * each described with its own OAuth host (OAUTH_HOST_URL, TEST_OAUTH_HOST_URL) when given: the
+   * flows of the security scheme name only this environment's.
+   */
+  environments?: { production: string; test: string; productionOAuthHost?: string; testOAuthHost?: string };
 }
 
 export const API_TITLE = 'Ordering Service API';
@@ -88,11 +92,14 @@ const IdempotencyHeaders = z.object({
     .string()
     .min(1)
     .max(255)
+    // libs/idempotency's rule: visible ASCII, no spaces.
+    .regex(/^[\x21-\x7e]{1,255}$/)
     .optional()
     .openapi({
       description:
-        'A unique value (a UUID is recommended). A retry with the same key and body within 24 hours ' +
-        'answers the original status and body with `Idempotent-Replayed: true`.',
+        'A unique value (a UUID is recommended) of 1 to 255 visible ASCII characters, no spaces ' +
+        '(otherwise 422 `invalid_value`, param `Idempotency-Key`). A retry with the same key and body ' +
+        'within 24 hours answers the original status and body with `Idempotent-Replayed: true`.',
       example: '5f1d7c3e-9a64-4c1b-8f0e-2b7f4a8c9d10',
     }),
 });
@@ -212,6 +219,12 @@ function serverUrl(publicBaseUrl: string | undefined): string {
   return publicBaseUrl.replace(/\/+$/, '').replace(/\/v1$/, '') || '/';
 }
 
+/** An environment's server description, naming the OAuth host whose tokens its API accepts. */
+function environmentDescription(name: string, oauthHost: string | undefined): string {
+  if (!oauthHost) return name;
+  return `${name}: tokens from its own OAuth host, ${oauthHost.replace(/\/+$/, '')}/oauth/token`;
+}
+
 /** This host first, then production and test (spec rule 2), each once. */
 function servers(options: OpenApiOptions): { url: string; description: string }[] {
   const list = [
@@ -223,8 +236,11 @@ function servers(options: OpenApiOptions): { url: string; description: string }[
   const environments = options.environments;
   if (environments) {
     for (const [url, description] of [
-      [serverUrl(environments.production), 'Production'],
-      [serverUrl(environments.test), 'Test environment'],
+      [
+        serverUrl(environments.production),
+        environmentDescription('Production', environments.productionOAuthHost),
+      ],
+      [serverUrl(environments.test), environmentDescription('Test environment', environments.testOAuthHost)],
     ] as const) {
       const same = list.find((s) => s.url === url);
       if (same) same.description = description;

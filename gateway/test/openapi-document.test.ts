@@ -152,6 +152,31 @@ describe('security', () => {
       { url: 'https://api.test.ordering.example', description: 'Test environment' },
       { url: 'https://api.ordering.example', description: 'Production' },
     ]);
+    // Each environment's server names its own OAuth host: the flows name only this environment's.
+    const withHosts = openApiDocument(ROUTES, {
+      authIssuer: 'https://auth.test.ordering.example',
+      publicBaseUrl: 'https://api.test.ordering.example',
+      environments: {
+        production: 'https://api.ordering.example/v1',
+        test: 'https://api.test.ordering.example/v1',
+        productionOAuthHost: 'https://auth.ordering.example',
+        testOAuthHost: 'https://auth.test.ordering.example/',
+      },
+    }) as Json;
+    expect(withHosts.servers).toEqual([
+      {
+        url: 'https://api.test.ordering.example',
+        description:
+          'Test environment: tokens from its own OAuth host, https://auth.test.ordering.example/oauth/token',
+      },
+      {
+        url: 'https://api.ordering.example',
+        description: 'Production: tokens from its own OAuth host, https://auth.ordering.example/oauth/token',
+      },
+    ]);
+    expect(withHosts.components.securitySchemes.oauth2.description).toContain(
+      'a token is accepted only by the API of the environment whose OAuth host issued it',
+    );
     const bare = openApiDocument(ROUTES, { authIssuer: 'https://login.other.test/' }) as Json;
     expect(bare.servers[0].url).toBe('/');
     expect(bare.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(

@@ -20,10 +20,12 @@ describe('GET /v1/openapi.json', () => {
       openApiDocument(ROUTES, {
         authIssuer: h.issuer.issuer,
         publicBaseUrl: 'https://api.ordering.test',
-        // The default API bases of the two environments.
+        // The default API bases and OAuth hosts of the two environments.
         environments: {
           production: 'https://api.ordering.example/v1',
           test: 'https://api.test.ordering.example/v1',
+          productionOAuthHost: 'https://auth.ordering.example',
+          testOAuthHost: 'https://auth.test.ordering.example',
         },
       }),
     );

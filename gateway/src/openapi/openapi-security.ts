@@ -49,6 +49,9 @@ export function oauth2SecurityScheme(authIssuer: string) {
       'Bearer access tokens (RS256 JWTs) of the OAuth 2.0 server. Authorization Code requires PKCE ' +
       '(S256). An operation lists the scopes of which the token needs any one; `admin:all` implies ' +
       'every scope for its own account tree. ' +
+      "The flows' URLs are the OAuth host of the environment that served this document. Production " +
+      'and test each have their own OAuth host, and a token is accepted only by the API of the ' +
+      "environment whose OAuth host issued it: each server's description names its OAuth host. " +
       SCOPES_BY_ROLE,
     flows: {
       authorizationCode: {
