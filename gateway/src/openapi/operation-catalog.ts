@@ -253,7 +253,7 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'POST /v1/webhooks': {
     operationId: 'createWebhookSubscription',
     tag: 'Webhooks',
-    description: 'An account holds at most 100 subscriptions (`webhook_limit_reached` beyond).',
+    description: 'An account holds at most 500 subscriptions (`webhook_limit_reached` beyond).',
     body: { schema: CreateWebhookRequest, required: true },
     idempotent: true,
     conflicts: ['webhook_limit_reached'],

@@ -113,10 +113,12 @@ describe('create', () => {
     expect(other.body.error).toMatchObject({ type: 'idempotency_error', code: 'idempotency_key_reused' });
   });
 
-  it('an account holds at most 100 subscriptions: the next is 409 webhook_limit_reached, even when sent at once', async () => {
+  it('an account holds at most MAX_SUBSCRIPTIONS_PER_ACCOUNT (500) subscriptions: the next is 409 webhook_limit_reached, even when sent at once', async () => {
     const custId = `${h.P}-CAP`;
     const body = { url: receiver.url('/cap'), events: ['user.created'] };
-    const answers = await Promise.all(Array.from({ length: 105 }, () => create(custId, body)));
+    const answers = await Promise.all(
+      Array.from({ length: MAX_SUBSCRIPTIONS_PER_ACCOUNT + 5 }, () => create(custId, body)),
+    );
     expect(answers.filter((r) => r.status === 201)).toHaveLength(MAX_SUBSCRIPTIONS_PER_ACCOUNT);
     const refused = answers.filter((r) => r.status !== 201);
     expect(refused).toHaveLength(5);

@@ -23,7 +23,7 @@ export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
  * consumer's transaction, which other accounts' events share: without a bound, one account's
  * thousands of subscriptions would slow everyone's deliveries.
  */
-export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 100;
+export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 500;
 
 export interface CreateInput {
   url: string;
