@@ -83,6 +83,7 @@ describe('at creation (production setting: public https only)', () => {
     ['https://mixed.example.test/hook', '192.168.0.7'],
     ['https://metadata.example.test/hook', 'metadata'],
     ['https://user:pass@public.example.test/hook', 'credentials'],
+    ['https://public.example.test:0/hook', 'port 0'],
     ['ftp://public.example.test/hook', 'Invalid URL'],
   ])('%s is refused (%s)', async (url, why) => {
     const res = await h.api(h.P).post('/v1/webhooks', { url, events: ['user.created'] });

@@ -89,6 +89,9 @@ export class UrlPolicy {
     }
     if (url.username || url.password)
       throw new UrlRefusedError('url must not carry credentials', 'credentials');
+    // Nothing listens on port 0: every delivery would fail for 24 h.
+    if (url.port === '0')
+      throw new UrlRefusedError('url has port 0, which cannot receive webhooks', 'address');
     const literal = url.hostname.replace(/^\[|\]$/g, '');
     if (net.isIP(literal)) {
       const kind = refusedAddressKind(literal, local);
