@@ -529,12 +529,20 @@ describe.each(renderings().map((r) => [r.label, r] as const))('%s', (_label, ren
     const apiHost = new URL(parsedConfig('gateway').PUBLIC_BASE_URL).hostname;
     const authHost = new URL(parsedConfig('auth').AUTH_ISSUER).hostname;
     expect(new URL(parsedConfig('customers').SCIM_BASE_URL).hostname).toBe(apiHost);
-    const backendOf = (host: string) => {
-      const rule = ingress.spec.rules.find((r: any) => r.host === host);
-      return rule?.http.paths.find((p: any) => p.path === '/')?.backend.service;
-    };
-    expect(backendOf(apiHost)?.name).toBe('gateway');
-    expect(backendOf(authHost)?.name).toBe('auth');
+    const pathsOf = (host: string): any[] =>
+      ingress.spec.rules.find((r: any) => r.host === host)?.http.paths ?? [];
+    const backendOf = (host: string) => pathsOf(host)[0]?.backend.service;
+    // Only the API's and OAuth's paths are public: /readyz (its checks' error texts), /healthz and
+    // anything else a process serves stay inside the cluster.
+    expect(pathsOf(apiHost).map((p: any) => [p.path, p.pathType, p.backend.service.name])).toEqual([
+      ['/v1', 'Prefix', 'gateway'],
+      ['/scim/v2', 'Prefix', 'gateway'],
+    ]);
+    expect(pathsOf(authHost).map((p: any) => [p.path, p.pathType, p.backend.service.name])).toEqual([
+      ['/oauth', 'Prefix', 'auth'],
+      ['/.well-known', 'Prefix', 'auth'],
+    ]);
+    expect(new URL(parsedConfig('customers').SCIM_BASE_URL).pathname).toMatch(/^\/scim\/v2\/?$/);
     for (const host of [apiHost, authHost]) {
       const backend = backendOf(host);
       const service = find(objects, 'Service', backend.name);
