@@ -38,6 +38,22 @@ async function opsWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<unkno
   return JSON.parse(printed.join('\n'));
 }
 
+/** `ops auth clients register` of an ERP integration (orders:read) of `custId`, login erp. */
+const registerErp = (custId: string) => [
+  'clients',
+  'register',
+  '--name',
+  'ERP',
+  '--type',
+  'service',
+  '--scopes',
+  'orders:read',
+  '--cust-id',
+  custId,
+  '--login',
+  'erp',
+];
+
 async function jwks(): Promise<JSONWebKeySet> {
   return (await (await fetch(`${h.issuer}/oauth/jwks.json`)).json()) as JSONWebKeySet;
 }
@@ -87,26 +103,12 @@ describe('operator CLI: clients', () => {
   });
 
   it("refuses to make a secret with another CLIENT_SECRET_KEY than the service's (it would not work), changing nothing", async () => {
-    const register = (custId: string) => [
-      'clients',
-      'register',
-      '--name',
-      'ERP',
-      '--type',
-      'service',
-      '--scopes',
-      'orders:read',
-      '--cust-id',
-      custId,
-      '--login',
-      'erp',
-    ];
-    const reg = (await ops(...register('ACME'))) as { client_id: string; client_secret: string };
+    const reg = (await ops(...registerErp('ACME'))) as { client_id: string; client_secret: string };
     // A checkout run against this database without the service's key: the local default, say.
     const otherKey = { CLIENT_SECRET_KEY: 'local-dev-client-secret-hmac-key-change-me' };
     expect(otherKey.CLIENT_SECRET_KEY).not.toBe(h.config.CLIENT_SECRET_KEY);
     const before = (await ops('clients', 'list')) as unknown[];
-    await expect(opsWith(otherKey, ...register('GLOBEX'))).rejects.toThrow(
+    await expect(opsWith(otherKey, ...registerErp('GLOBEX'))).rejects.toThrow(
       /CLIENT_SECRET_KEY is not the one the auth service uses with this database/,
     );
     await expect(opsWith(otherKey, 'clients', 'rotate-secret', reg.client_id)).rejects.toThrow(
@@ -127,23 +129,7 @@ describe('operator CLI: clients', () => {
   });
 
   it('rotates a secret (old one refused) and disables a client', async () => {
-    const reg = (await ops(
-      'clients',
-      'register',
-      '--name',
-      'ERP',
-      '--type',
-      'service',
-      '--scopes',
-      'orders:read',
-      '--cust-id',
-      'ACME',
-      '--login',
-      'erp',
-    )) as {
-      client_id: string;
-      client_secret: string;
-    };
+    const reg = (await ops(...registerErp('ACME'))) as { client_id: string; client_secret: string };
     const rotated = (await ops('clients', 'rotate-secret', reg.client_id)) as { client_secret: string };
     expect(rotated.client_secret).not.toBe(reg.client_secret);
     await expect(
