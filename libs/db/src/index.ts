@@ -6,3 +6,4 @@ export * from './migrations';
 export * from './db-env';
 export * from './open-service-database';
 export * from './database-tls';
+export * from './transaction-lock';

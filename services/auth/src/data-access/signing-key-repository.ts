@@ -1,5 +1,6 @@
 // Token signing keys: the public JWK in clear, the private JWK encrypted (AES-256-GCM) at rest.
 import type { Knex } from 'knex';
+import { takeTransactionLock } from '@ordering/db';
 import type { StoredSigningKey } from '../domain/signing-key';
 
 export const SIGNING_KEYS_TABLE = 'signing_keys';
@@ -54,7 +55,7 @@ export class SigningKeyRepository {
    */
   async activate(key: StoredSigningKey, publishUntil: Date, onlyIfNone = false): Promise<string[] | null> {
     return this.knex.transaction(async (trx) => {
-      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [SIGNING_KEYS_TABLE]);
+      await takeTransactionLock(trx, SIGNING_KEYS_TABLE);
       const active = await trx(SIGNING_KEYS_TABLE).where({ status: 'active' }).first();
       if (onlyIfNone && active) return null;
       const retired: { kid: string }[] = await trx(SIGNING_KEYS_TABLE)

@@ -2,6 +2,7 @@
 // availability rules, price lists and their assignment to accounts. The only place besides the
 // view and import repositories where knex appears.
 import type { Knex } from 'knex';
+import { takeTransactionLock } from '@ordering/db';
 import type { StoredTier } from '../domain/catalog-item';
 
 export type Db = Knex | Knex.Transaction;
@@ -217,7 +218,7 @@ export class CatalogAdminRepository {
    * account may have no assignment row yet), so each reads the list the previous one left.
    */
   async lockAssignment(trx: Knex.Transaction, custId: string): Promise<void> {
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`catalog.assignment:${custId}`]);
+    await takeTransactionLock(trx, `catalog.assignment:${custId}`);
   }
 
   async assignment(db: Db, custId: string): Promise<string | undefined> {

@@ -2,6 +2,7 @@
 // (item_code) DO UPDATE each (never one statement per row), returning what each item was before so
 // that only real changes become change messages.
 import type { Knex } from 'knex';
+import { takeTransactionLock } from '@ordering/db';
 import { SEARCH_GIN_INDEXES } from '../../migrations';
 import type { ItemValues } from './catalog-admin-repository';
 import type { ItemState } from '../domain/item-changes';
@@ -32,7 +33,7 @@ export class ItemImportRepository {
     now: Date,
   ): Promise<UpsertedItem[]> {
     // Waits for an import still running; each statement after this sees what it committed.
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [IMPORT_LOCK_KEY]);
+    await takeTransactionLock(trx, IMPORT_LOCK_KEY);
     const out: UpsertedItem[] = [];
     for (let i = 0; i < rows.length; i += IMPORT_BATCH_SIZE) {
       out.push(...(await this.upsertBatch(trx, rows.slice(i, i + IMPORT_BATCH_SIZE), now)));

@@ -1,5 +1,6 @@
 // Accounts, their e-mail domains and their addresses; the account tree through recursive CTEs.
 import type { Knex } from 'knex';
+import { takeTransactionLock } from '@ordering/db';
 import { ConflictError } from '@ordering/errors';
 import type { Account, AccountAddress } from '../domain/account';
 
@@ -80,7 +81,7 @@ export class CustomerRepository {
 
   /** Serialises changes to the account tree until the transaction ends (no two moves make a cycle). */
   async lockHierarchy(): Promise<void> {
-    await this.db.raw("select pg_advisory_xact_lock(hashtext('customers.hierarchy'))");
+    await takeTransactionLock(this.db, 'customers.hierarchy');
   }
 
   /** Locks the account row until the transaction ends (serialises changes to one account). */

@@ -1,6 +1,7 @@
 // webhook_subscriptions and webhook_secrets rows. Secrets are stored sealed (SecretBox); a
 // rotated-out secret keeps an `expires_at` 24 h ahead and signs until then.
 import type { Knex } from 'knex';
+import { takeTransactionLock } from '@ordering/db';
 
 export type SubscriptionStatus = 'enabled' | 'disabled';
 export type SubscriptionOrdering = 'none' | 'per_resource';
@@ -41,7 +42,7 @@ export class SubscriptionRepository {
 
   /** How many subscriptions the account has, holding its creation lock until `trx` ends. */
   async lockAndCount(trx: Knex.Transaction, custId: string): Promise<number> {
-    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`webhook_subscriptions:${custId}`]);
+    await takeTransactionLock(trx, `webhook_subscriptions:${custId}`);
     const [{ count }] = (await trx('webhook_subscriptions')
       .where({ cust_id: custId })
       .count({ count: '*' })) as [{ count: string }];
