@@ -6,6 +6,7 @@ import {
   ALL_EVENT_TYPES,
   API_COMPONENTS,
   EVENT_SCHEMAS,
+  IDEMPOTENCY_KEY_PATTERN,
   OpenAPIRegistry,
   OpenApiGeneratorV31,
   eventComponentName,
@@ -92,8 +93,7 @@ const IdempotencyHeaders = z.object({
     .string()
     .min(1)
     .max(255)
-    // libs/idempotency's rule: visible ASCII, no spaces.
-    .regex(/^[\x21-\x7e]{1,255}$/)
+    .regex(IDEMPOTENCY_KEY_PATTERN)
     .optional()
     .openapi({
       description:

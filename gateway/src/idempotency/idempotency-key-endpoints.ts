@@ -6,11 +6,10 @@
 // carries a key; a retry on the same endpoint reads the key back (a second command) and passes on
 // to the service, which replays or refuses by the body. While Redis is unusable the check is
 // skipped: each service's own check still holds.
+import { IDEMPOTENCY_KEY_PATTERN, idempotencyScopeOf } from '@ordering/contracts';
 import { IdempotencyError } from '@ordering/errors';
 import type { RedisConnection } from '../redis-connection';
 
-/** As the services accept them (libs/idempotency): others are left for the service to refuse. */
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const TTL_SECONDS = 24 * 60 * 60;
 
 export class IdempotencyKeyEndpoints {
@@ -26,13 +25,13 @@ export class IdempotencyKeyEndpoints {
 
   /**
    * Records `endpoint` (e.g. `POST /v1/orders`) for the key, or refuses another endpoint's key. Keys
-   * are the token's client's and, within it, its subject's (as the services scope them,
-   * libs/idempotency `idempotencyScopeOf`): two users of one web client never share a key.
+   * are scoped as the services scope them (`idempotencyScopeOf`): two users of one web client never
+   * share a key. A key the services would refuse is left for them to refuse.
    */
   async claim(token: { client_id: string; sub: string }, key: string, endpoint: string): Promise<void> {
-    if (!this.endpoints.has(endpoint) || !KEY_PATTERN.test(key) || !this.connection.usable()) return;
-    const owner = JSON.stringify([token.client_id, token.sub]);
-    const redisKey = `${this.keyPrefix}idempotency:${owner}:${key}`;
+    if (!this.endpoints.has(endpoint) || !IDEMPOTENCY_KEY_PATTERN.test(key) || !this.connection.usable())
+      return;
+    const redisKey = `${this.keyPrefix}idempotency:${idempotencyScopeOf(token)}:${key}`;
     let first: string | null;
     try {
       const created = await this.connection.redis.set(redisKey, endpoint, 'EX', TTL_SECONDS, 'NX');

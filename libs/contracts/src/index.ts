@@ -26,3 +26,4 @@ export * from './internal/catalog-item-views';
 export * from './messages/catalog-item-change';
 export * from './internal/approval-chains';
 export * from './schemas/oauth-client-schemas';
+export * from './idempotency-key';

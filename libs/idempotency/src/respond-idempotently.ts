@@ -3,23 +3,13 @@
 // the creation with a hook that stores the response inside the creating transaction.
 import type { Request, Response } from 'express';
 import type { Knex } from 'knex';
+import { IDEMPOTENCY_KEY_PATTERN, idempotencyScopeOf } from '@ordering/contracts';
 import { InputError } from '@ordering/errors';
 import { identityOf, requestPath } from '@ordering/http';
 import { type IdempotencyStore, type StoredResponse, requestFingerprint } from './idempotency-store';
 import { nameCreatedResource } from '@ordering/telemetry';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-
-/**
- * Whose keys a key is looked up among: the client, and within it the token's subject. A client that
- * signs users in (a web app) sends every user's requests; scoped to the client alone, one user's
- * key replayed another user's answer (their order, which that user may not even read) instead of
- * creating the second user's resource. A client-credentials client has one subject, so for it the
- * scope is the client, as decisions.md words it.
- */
-export const idempotencyScopeOf = (identity: { client_id: string; sub: string }): string =>
-  `${identity.client_id} ${identity.sub}`;
 
 /** Stores the response in the creating transaction. */
 export type CompleteHook = (trx: Knex.Transaction, response: StoredResponse) => Promise<void>;
@@ -54,7 +44,7 @@ export async function respondIdempotently(
     res.status(response.status).json(response.body);
     return;
   }
-  if (!KEY_PATTERN.test(key)) {
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new InputError('Idempotency-Key must be 1 to 255 visible ASCII characters', 'Idempotency-Key');
   }
   const scope = idempotencyScopeOf(identityOf(req));
