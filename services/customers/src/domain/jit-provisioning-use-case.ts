@@ -1,7 +1,8 @@
 // Just-in-time provisioning: the auth service signs in someone from an identity provider, and no
 // shopper record exists yet. When the e-mail's domain maps to an account that allows JIT, the
 // shopper is created (login = the e-mail, lower case; role shopper) and user.created fires once,
-// even when two sign-ins race; an e-mail that cannot be a login is 422. An existing record is answered as it is (created: false).
+// even when two sign-ins race; an e-mail that cannot be a login is 422. An existing record is
+// answered as it is (created: false).
 import { LOGIN_PATTERN, LOGIN_RULE } from '@ordering/contracts';
 import { InputError, NotFoundError } from '@ordering/errors';
 import type { CustomersDatabase } from '../data-access/customers-database';

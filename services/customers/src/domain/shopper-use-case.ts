@@ -54,10 +54,8 @@ export interface CreateOptions {
   deactivated?: boolean;
 }
 
-export interface DeactivateOptions {
-  /** Runs inside the deactivating transaction, after the user (and its event) are written. */
-  beforeCommit?: (tx: TransactionScope, user: Shopper) => Promise<void>;
-}
+/** `beforeCommit` runs inside the deactivating transaction, after the user (and its event). */
+export type DeactivateOptions = Pick<CreateOptions, 'beforeCommit'>;
 
 /**
  * A check of the current record, run inside the changing transaction once the row is locked (so no

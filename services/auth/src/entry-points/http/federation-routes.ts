@@ -16,6 +16,7 @@
 import express, { type Express, type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import type { InteractionResults } from 'oidc-provider';
+import { LOGIN_RULE } from '@ordering/contracts';
 import type { Logger } from '@ordering/http';
 import {
   beginFederatedSignIn,
@@ -72,8 +73,7 @@ function failureMessage(result: Failure): { status: number; message: string } {
     case 'email_not_login':
       return {
         status: 403,
-        message:
-          'Your email address cannot be a login here (letters, digits and . _ @ + - only, at most 100 characters). Ask your administrator to create your account.',
+        message: `Your email address cannot be a login here (${LOGIN_RULE}). Ask your administrator to create your account.`,
       };
     case 'deactivated':
       return { status: 403, message: 'Your account is deactivated. Ask your administrator.' };
