@@ -18,6 +18,8 @@ import { type SecretBox, newSigningSecret, sealedSecretResponses } from './secre
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
+const noSuchSubscription = () => new NotFoundError('No such webhook subscription', 'id');
+
 /**
  * Subscriptions one account may hold. Every event is written once per subscription in the
  * consumer's transaction, which other accounts' events share: without a bound, one account's
@@ -54,7 +56,7 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
   };
   const mustFind = async (custId: string, id: string) => {
     const row = await deps.subscriptions.find(custId, id);
-    if (!row) throw new NotFoundError('No such webhook subscription', 'id');
+    if (!row) throw noSuchSubscription();
     return row;
   };
 
@@ -102,13 +104,12 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
       if (changes.url !== undefined) await checkUrl(changes.url);
       const next = { ...changes, ...(changes.events ? { events: [...new Set(changes.events)] } : {}) };
       const row = await deps.subscriptions.update(custId, id, next);
-      if (!row) throw new NotFoundError('No such webhook subscription', 'id');
+      if (!row) throw noSuchSubscription();
       return row;
     },
 
     async remove(custId: string, id: string): Promise<void> {
-      if (!(await deps.subscriptions.delete(custId, id)))
-        throw new NotFoundError('No such webhook subscription', 'id');
+      if (!(await deps.subscriptions.delete(custId, id))) throw noSuchSubscription();
     },
 
     async rotateSecret(custId: string, id: string): Promise<{ row: SubscriptionRow; secret: string }> {
@@ -117,7 +118,7 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
       const row = await deps.knex.transaction(async (trx) => {
         // Locked before anything is written: a DELETE that commits first makes this a 404.
         const found = await deps.subscriptions.findLocked(trx, custId, id, 'update');
-        if (!found) throw new NotFoundError('No such webhook subscription', 'id');
+        if (!found) throw noSuchSubscription();
         await deps.subscriptions.rotate(
           trx,
           id,
@@ -132,18 +133,17 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
 
     /** Queues a `webhook.test` event for this subscription alone (even when disabled). */
     async sendTest(custId: string, id: string) {
-      const row = await mustFind(custId, id);
-      const event = newEvent({
-        type: 'webhook.test',
-        cust_id: custId,
-        data: { webhook_id: row.id, message: 'A test event sent with POST /v1/webhooks/{id}/test' },
-      });
       const deliveryId = newId('whdel');
       const now = deps.clock.now();
       await deps.knex.transaction(async (trx) => {
-        // A DELETE that commits meanwhile makes this a 404, not a foreign-key failure.
-        if (!(await deps.subscriptions.findLocked(trx, custId, id, 'keyShare')))
-          throw new NotFoundError('No such webhook subscription', 'id');
+        // Held for the insert: a DELETE that commits meanwhile makes this a 404, not a foreign-key failure.
+        const row = await deps.subscriptions.findLocked(trx, custId, id, 'keyShare');
+        if (!row) throw noSuchSubscription();
+        const event = newEvent({
+          type: 'webhook.test',
+          cust_id: custId,
+          data: { webhook_id: row.id, message: 'A test event sent with POST /v1/webhooks/{id}/test' },
+        });
         await deps.deliveries.insert(trx, [
           {
             id: deliveryId,
@@ -159,8 +159,8 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
         ]);
       });
       deps.onDeliveryQueued?.();
-      const delivery = await deps.deliveries.find(row.id, deliveryId);
-      if (!delivery) throw new NotFoundError('No such webhook subscription', 'id');
+      const delivery = await deps.deliveries.find(id, deliveryId);
+      if (!delivery) throw noSuchSubscription();
       return delivery;
     },
   };
