@@ -247,23 +247,7 @@ describe('signing keys', () => {
   });
 
   it('rotate: new tokens use the new key while tokens of the old one keep verifying during the overlap', async () => {
-    const reg = (await ops(
-      'clients',
-      'register',
-      '--name',
-      'ERP',
-      '--type',
-      'service',
-      '--scopes',
-      'orders:read',
-      '--cust-id',
-      'ACME',
-      '--login',
-      'erp',
-    )) as {
-      client_id: string;
-      client_secret: string;
-    };
+    const reg = (await ops(...registerErp('ACME'))) as { client_id: string; client_secret: string };
     const config = await h.discover(reg.client_id, reg.client_secret);
     const before = await client.clientCredentialsGrant(config, { scope: 'orders:read' });
     const oldKid = decodeProtectedHeader(before.access_token).kid;

@@ -2,56 +2,31 @@
 // assets, sign-in required, admins only, CSRF and Origin checks on every form, escaping of what the
 // API returns, no open redirect after sign-in. (The whole flow in a real browser against the real
 // platform is test-e2e/developer-portal.test.ts.)
-import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { REDIS_URL } from '@ordering/testing';
-import { portalConfigSchema, startPortal, type RunningPortal } from '../src';
-import { SessionStore } from '../src/data-access/session-store';
+import type { RunningPortal } from '../src';
 import { safeReturnPath, type PortalSession } from '../src/domain/session';
 import { STYLESHEET_PATH } from '../src/entry-points/http/views/assets';
 import { webhooksPage } from '../src/entry-points/http/views/webhook-views';
+import { adminSession, startTestPortal, testSessions } from './support/portal-test-kit';
 
-const prefix = `test:portal:${randomBytes(4).toString('hex')}:`;
+const store = testSessions('portal');
+const sessions = store.sessions;
 let portal: RunningPortal;
-let redis: Redis;
-let sessions: SessionStore;
 
 beforeAll(async () => {
-  const config = portalConfigSchema.parse({
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PORTAL_PUBLIC_URL: 'http://127.0.0.1:18699',
-    // Nothing listens there: signing in is not possible, the guards are what is tested.
-    AUTH_ISSUER: 'http://127.0.0.1:9',
-    GATEWAY_URL: 'http://127.0.0.1:9',
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
+  // Nothing listens at the gateway either: the guards are what is tested.
+  portal = await startTestPortal(store, {
+    publicUrl: 'http://127.0.0.1:18699',
+    gatewayUrl: 'http://127.0.0.1:9',
   });
-  portal = await startPortal(config);
-  redis = new Redis(REDIS_URL);
-  sessions = new SessionStore(redis, prefix, 600);
 });
 
 afterAll(async () => {
   await portal?.stop();
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
+  await store.close();
 });
 
 function session(scopes: string[]): PortalSession {
-  return {
-    name: 'Pat',
-    login: 'pat',
-    custId: 'ACME',
-    scopes,
-    accessToken: 'not-used',
-    accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 3600,
-    refreshToken: undefined,
-    csrfToken: randomBytes(16).toString('base64url'),
-  };
+  return adminSession({ scopes, accessToken: 'not-used' });
 }
 
 const get = (path: string, cookie?: string) =>

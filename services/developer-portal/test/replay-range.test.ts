@@ -5,16 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Redis } from 'ioredis';
-import { REDIS_URL } from '@ordering/testing';
-import { portalConfigSchema, startPortal, type RunningPortal } from '../src';
-import { SessionStore } from '../src/data-access/session-store';
+import type { RunningPortal } from '../src';
+import { adminSession, startTestPortal, testSessions } from './support/portal-test-kit';
 
-const prefix = `test:portal:${randomBytes(4).toString('hex')}:`;
+const store = testSessions('portal-replay');
 let portal: RunningPortal;
 let gateway: Server;
-let redis: Redis;
-let sessions: SessionStore;
 /** Bodies of the replay requests the gateway received. */
 const replays: { since: string; until?: string; dry_run: boolean }[] = [];
 
@@ -64,41 +60,20 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-  const config = portalConfigSchema.parse({
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PORTAL_PUBLIC_URL: 'http://127.0.0.1:18698',
-    AUTH_ISSUER: 'http://127.0.0.1:9',
-    GATEWAY_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
+  portal = await startTestPortal(store, {
+    publicUrl: 'http://127.0.0.1:18698',
+    gatewayUrl: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
   });
-  portal = await startPortal(config);
-  redis = new Redis(REDIS_URL);
-  sessions = new SessionStore(redis, prefix, 600);
 });
 
 afterAll(async () => {
   await portal?.stop();
   await new Promise((resolve) => gateway?.close(resolve));
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
+  await store.close();
 });
 
-async function adminCookie(csrfToken = randomBytes(16).toString('base64url')): Promise<string> {
-  return `portal_session=${await sessions.create({
-    name: 'Pat',
-    login: 'pat',
-    custId: 'ACME',
-    scopes: ['openid', 'profile', 'admin:all'],
-    accessToken: 'token',
-    accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 3600,
-    refreshToken: undefined,
-    csrfToken,
-  })}`;
+async function adminCookie(csrfToken?: string): Promise<string> {
+  return `portal_session=${await store.sessions.create(adminSession(csrfToken ? { csrfToken } : {}))}`;
 }
 
 it('a request the API refuses (422) is shown as refused, with its reason, not as "Something went wrong"', async () => {

@@ -3,15 +3,11 @@
 // two replicas) must share a single refresh, nothing may write an older refresh token back, and an
 // ended session's grant is revoked. The authorization server here is a stand-in with the same
 // rotation rule.
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
-import { Redis } from 'ioredis';
 import { createLogger } from '@ordering/http';
-import { REDIS_URL } from '@ordering/testing';
 import type { AuthServer, IssuedTokens } from '../src/data-access/auth-server';
 import { PlatformApi } from '../src/data-access/platform-api';
-import { SessionStore } from '../src/data-access/session-store';
 import type { PortalSession } from '../src/domain/session';
 import * as portalContext from '../src/entry-points/http/portal-context';
 import {
@@ -22,21 +18,12 @@ import {
   type PortalDeps,
 } from '../src/entry-points/http/portal-context';
 import { signInRoutes } from '../src/entry-points/http/sign-in-routes';
+import { adminSession, testSessions } from './support/portal-test-kit';
 
-const prefix = `test:portal-refresh:${randomBytes(4).toString('hex')}:`;
-let redis: Redis;
-let sessions: SessionStore;
+const store = testSessions('portal-refresh');
+const sessions = store.sessions;
 
-beforeAll(() => {
-  redis = new Redis(REDIS_URL);
-  sessions = new SessionStore(redis, prefix, 600);
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-});
+afterAll(() => store.close());
 
 /** Rotating refresh tokens; a second use of one revokes the grant (every later refresh fails). */
 function rotatingAuthServer() {
@@ -95,16 +82,11 @@ function depsWith(auth: ReturnType<typeof rotatingAuthServer>): PortalDeps {
 }
 
 function expiringSession(refreshToken = 'rt-0'): PortalSession {
-  return {
-    name: 'Pat',
-    login: 'pat',
-    custId: 'ACME',
-    scopes: ['openid', 'profile', 'admin:all'],
-    accessToken: 'at-0',
+  return adminSession({
     accessTokenExpiresAt: Math.floor(Date.now() / 1000) + 10,
     refreshToken,
     csrfToken: 'csrf',
-  };
+  });
 }
 
 async function requestWith(deps: PortalDeps, cookie: string, load = loadSession): Promise<Request> {
@@ -170,7 +152,7 @@ it('two replicas refresh one session once: one holds the lock in Redis, the othe
   expect(portalContext.sessionOf(a)?.session).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
   expect(replica.sessionOf(b)?.session).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
   expect(await sessions.find(id)).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
-  expect(await redis.keys(`${prefix}portal:refresh-lock:*`)).toEqual([]);
+  expect(await store.redis.keys(`${store.prefix}portal:refresh-lock:*`)).toEqual([]);
 });
 
 it('a sign-out while the refresh runs ends the session and revokes the grant the refresh got', async () => {
