@@ -16,6 +16,13 @@ let h: CatalogHarness;
 let f: Fixture;
 let topic: TopicReader;
 const kafka = testKafkaClient();
+/**
+ * How long the outbox relay may take to put a message on the topic. It is well under a second on
+ * a quiet machine; a full run beside other work once needed more than 20 s (the wait ends as soon
+ * as the messages are there).
+ */
+const RELAY_WAIT_MS = 60_000;
+jest.setTimeout(2 * RELAY_WAIT_MS);
 beforeAll(async () => {
   h = await startCatalogHarness();
   f = await loadFixture(h);
@@ -30,7 +37,7 @@ async function published(): Promise<void> {
   const ids = new Set(rows.map((r) => r.event_id));
   await topic.waitFor(
     (ms) => ms.filter((m) => ids.has(m.headers['event-id'] ?? '')).length >= ids.size,
-    20_000,
+    RELAY_WAIT_MS,
   );
 }
 
@@ -39,7 +46,7 @@ async function changesBy(itemId: string, action: () => Promise<unknown>, expecte
   await published();
   const seen = changesOf(itemId).length;
   await action();
-  await topic.waitFor(() => changesOf(itemId).length >= seen + expected, 20_000);
+  await topic.waitFor(() => changesOf(itemId).length >= seen + expected, RELAY_WAIT_MS);
   await published();
   return changesOf(itemId).slice(seen);
 }
@@ -142,7 +149,7 @@ describe('catalog change events', () => {
     const rows: { id: string }[] = await h.knex('items').select('id').where('item_code', 'like', 'BULK-%');
     const bulkIds = new Set(rows.map((r) => r.id));
     const bulkChanges = () => [...bulkIds].flatMap((id) => changesOf(id));
-    await topic.waitFor(() => bulkChanges().length >= 2, 20_000);
+    await topic.waitFor(() => bulkChanges().length >= 2, RELAY_WAIT_MS);
     await published();
     expect(
       bulkChanges()
