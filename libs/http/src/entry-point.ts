@@ -135,6 +135,32 @@ function answerExpectationFailed(_req: IncomingMessage, res: ServerResponse): vo
 }
 
 /**
+ * What is wrong with the request line that Node lets through: a version other than HTTP/1.0 or
+ * HTTP/1.1 (Node parses `HTTP/2.0` and `HTTP/0.9` as if they were HTTP/1.x; RFC 9110 15.6.6: 505),
+ * and a fragment in the request target (RFC 9112 3.2: `#` is not part of any request-target form;
+ * Node would hand `/v1/orders#x` to the app as the path).
+ */
+function requestLineProblem(
+  req: IncomingMessage,
+): { status: number; code: string; message: string } | undefined {
+  if (req.httpVersionMajor !== 1 || (req.httpVersionMinor !== 0 && req.httpVersionMinor !== 1)) {
+    return {
+      status: 505,
+      code: 'http_version_not_supported',
+      message: 'Only HTTP/1.1 and HTTP/1.0 are supported',
+    };
+  }
+  if (req.url !== undefined && req.url.includes('#')) {
+    return {
+      status: 400,
+      code: 'malformed_request',
+      message: 'The request target must not carry a fragment (#)',
+    };
+  }
+  return undefined;
+}
+
+/**
  * What is wrong with the request's `Host` (RFC 9112 3.2: 400 for an HTTP/1.1 request without one,
  * and for any request with more than one, which Node would otherwise accept, keeping the first).
  */
@@ -199,6 +225,11 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
     // A request that arrives on an open keep-alive socket while draining is served, then the
     // socket closes.
     if (stopping) res.setHeader('Connection', 'close');
+    const badLine = requestLineProblem(req);
+    if (badLine !== undefined) {
+      answerAndClose(res, badLine.status, badLine.code, badLine.message);
+      return;
+    }
     const badHost = hostProblem(req);
     if (badHost !== undefined) {
       answerAndClose(res, 400, 'malformed_request', badHost);

@@ -319,6 +319,20 @@ describe('the HTTP entry point', () => {
     expect(once.text).toMatch(/^HTTP\/1.1 200 /);
   });
 
+  it.each(['HTTP/2.0', 'HTTP/0.9'])(
+    'answers a %s request line with 505 in the JSON error shape',
+    async (version) => {
+      const { text } = await exchange([`GET /healthz ${version}\r\nHost: x\r\n\r\n`]);
+      expectRaw(text, 505, 'http_version_not_supported');
+    },
+  );
+
+  it('answers a request target with a fragment with 400 in the JSON error shape (RFC 9112 3.2)', async () => {
+    const { text } = await exchange(['GET /healthz#top HTTP/1.1\r\nHost: x\r\n\r\n']);
+    expectRaw(text, 400, 'malformed_request');
+    expect(text).toContain('fragment');
+  });
+
   it('answers headers trickled past the deadline with 408 and closes the connection', async () => {
     const { text, closedAfterMs } = await exchange(
       ['GET /healthz HTTP/1.1\r\n', 'Host: x\r\n', 'X-A: 1\r\n', 'X-B: 2\r\n', 'X-C: 3\r\n', 'X-D: 4\r\n'],
