@@ -117,3 +117,35 @@ it('with "until" left empty, the confirmation replays the range the dry run coun
   expect(replayed.status).toBe(303);
   expect(replays[1]).toEqual({ since: counted.since, until: counted.until, dry_run: false });
 });
+
+describe('a mistyped time is refused, never dropped', () => {
+  it('a deliveries filter that is not a real date and time answers 422 saying which one', async () => {
+    const res = await fetch(`${portal.url}/webhooks/we_1/deliveries?created_after=2026-02-30T10:00`, {
+      headers: { cookie: await adminCookie() },
+    });
+    expect(res.status).toBe(422);
+    const page = await res.text();
+    expect(page).toMatch(/Created from.{0,12} is not a date and time/);
+    expect(page).not.toMatch(/Created before.{0,12} is not/);
+  });
+
+  it('a replay whose end is mistyped replays nothing (it is not read as "up to now")', async () => {
+    const csrfToken = randomBytes(16).toString('base64url');
+    const cookie = await adminCookie(csrfToken);
+    const before = replays.length;
+    const res = await fetch(`${portal.url}/webhooks/we_1/replay`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: new URLSearchParams({
+        csrf_token: csrfToken,
+        dry_run: 'false',
+        since: '2026-11-24T00:00',
+        until: '2026-11-24T25:00',
+      }).toString(),
+    });
+    expect(res.status).toBe(422);
+    expect(await res.text()).toContain('The end of the range is not a date and time');
+    expect(replays).toHaveLength(before);
+  });
+});

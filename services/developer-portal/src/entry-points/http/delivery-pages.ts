@@ -1,6 +1,7 @@
 // Deliveries of a subscription (filters: status, event type, creation time range; pages), one
 // delivery with its attempts, the replay of one, and the replay of a time range after a dry run.
 import { Router, type Request } from 'express';
+import { parseIsoTimestamp } from '@ordering/http';
 import { ApiError } from '../../data-access/platform-api';
 import {
   apiFor,
@@ -20,20 +21,39 @@ import {
   type DeliveryFilters,
 } from './views/delivery-views';
 
-/** A `datetime-local` value (UTC, as the form says) or an ISO time, as ISO 8601; undefined if empty. */
-export function isoFromInput(value: string | undefined): string | undefined {
-  if (!value) return undefined;
+/** A form's time: empty, a time the API will read, or text that is not one (refused, not dropped). */
+type TimeInput = { iso?: string; invalid?: true };
+
+/**
+ * A `datetime-local` value (UTC, as the form says) or an ISO time, read as the API reads times
+ * (a real calendar day and clock time; `Date` alone would roll 2026-02-30 over to March 2).
+ */
+export function timeFromInput(value: string | undefined): TimeInput {
+  if (!value) return {};
   const withZone = /[zZ]|[+-]\d\d:\d\d$/.test(value) ? value : `${value}Z`;
-  const d = new Date(withZone);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
+  const time = parseIsoTimestamp(withZone);
+  return time ? { iso: time.toISOString() } : { invalid: true };
 }
 
-function filtersOf(req: Request): DeliveryFilters {
+const TIME_HINT = 'is not a date and time (YYYY-MM-DD HH:MM, UTC)';
+
+function filtersOf(req: Request): { filters: DeliveryFilters; error?: string } {
+  const after = timeFromInput(queryValue(req, 'created_after'));
+  const before = timeFromInput(queryValue(req, 'created_before'));
+  const wrong = [
+    after.invalid && `"Created from" ${TIME_HINT}`,
+    before.invalid && `"Created before" ${TIME_HINT}`,
+  ]
+    .filter(Boolean)
+    .join('; ');
   return {
-    status: queryValue(req, 'status'),
-    event_type: queryValue(req, 'event_type'),
-    created_after: isoFromInput(queryValue(req, 'created_after')),
-    created_before: isoFromInput(queryValue(req, 'created_before')),
+    filters: {
+      status: queryValue(req, 'status'),
+      event_type: queryValue(req, 'event_type'),
+      created_after: after.iso,
+      created_before: before.iso,
+    },
+    ...(wrong ? { error: `${wrong}.` } : {}),
   };
 }
 
@@ -46,7 +66,22 @@ export function deliveryPages(deps: PortalDeps): Router {
     pageHandler(deps, async (req, res) => {
       const api = await apiFor(deps, req);
       const subscription = await api.getWebhook(id(req));
-      const filters = filtersOf(req);
+      const { filters, error } = filtersOf(req);
+      if (error) {
+        res
+          .status(422)
+          .send(
+            deliveriesPage({
+              user: userOf(req)!,
+              subscription,
+              deliveries: [],
+              filters,
+              nextCursor: null,
+              error,
+            }),
+          );
+        return;
+      }
       try {
         const list = await api.listDeliveries(id(req), {
           ...filters,
@@ -121,17 +156,24 @@ export function deliveryPages(deps: PortalDeps): Router {
       const subscription = await api.getWebhook(id(req));
       const sinceInput = field(req, 'since');
       const untilInput = field(req, 'until');
-      const since = isoFromInput(sinceInput);
+      const sinceTime = timeFromInput(sinceInput);
+      const untilTime = timeFromInput(untilInput);
+      const since = sinceTime.iso;
       const dryRun = field(req, 'dry_run') !== 'false';
       // An open range ("empty: now") ends at the dry run: the confirmation replays the range that
       // was counted, not one that grew with every delivery failing since.
-      const until = isoFromInput(untilInput) ?? (dryRun ? new Date().toISOString() : undefined);
+      const until = untilTime.iso ?? (dryRun ? new Date().toISOString() : undefined);
       const again = (error: string) =>
         res
           .status(422)
           .send(
             replayPage({ user: userOf(req)!, subscription, since: sinceInput, until: untilInput, error }),
           );
+      // A mistyped end is refused, never read as "up to now" (which would replay more).
+      if (sinceTime.invalid || untilTime.invalid) {
+        again(`${sinceTime.invalid ? 'The start' : 'The end'} of the range ${TIME_HINT}.`);
+        return;
+      }
       if (!since) {
         again('Give the start of the range.');
         return;
