@@ -52,3 +52,26 @@ describe('errors by meaning', () => {
     expect(errorBody(toAppError(new AuthenticationError()), 'r').error).not.toHaveProperty('param');
   });
 });
+
+describe('what an error quotes back', () => {
+  it('a message or param quoting a huge input is cut to 500 characters, marked with an ellipsis', () => {
+    const huge = 'x'.repeat(100_000);
+    const body = errorBody(new MissingFieldError(`steps[0].${huge}`), 'r');
+    expect(body.error.message).toHaveLength(501);
+    expect(body.error.message.endsWith('…')).toBe(true);
+    expect(body.error.param).toHaveLength(501);
+    expect(body.error.param!.startsWith('steps[0].xxx')).toBe(true);
+  });
+
+  it('a cut never splits a character in two (no lone surrogate)', () => {
+    const body = errorBody(new MissingFieldError(`${'a'.repeat(473)}${'😀'.repeat(100)}`), 'r');
+    expect(body.error.message.isWellFormed()).toBe(true);
+    expect(body.error.message.endsWith('…')).toBe(true);
+  });
+
+  it('a message of ordinary length is left as it is', () => {
+    expect(errorBody(new MissingFieldError('po_number'), 'r').error.message).toBe(
+      'Missing required field: po_number',
+    );
+  });
+});
