@@ -108,7 +108,8 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
       "Places an order for `cust_id` (the token's account or a descendant). Starts `pending_approval` when " +
       "the total is above the account's `approval_required_over` and an approval chain applies, " +
       'otherwise `approved`. An unknown or unavailable item is 422 `invalid_item` / `item_unavailable` ' +
-      '(param like `items[2].item_code`); an unknown address 422 `invalid_address`.',
+      '(param like `items[2].item_code`); a line total beyond 2^53 - 1 minor units 422 `amount_too_large` ' +
+      '(param like `items[2].quantity`); an unknown address 422 `invalid_address`.',
     body: { schema: CreateOrderRequest, required: true },
     idempotent: true,
     namesAccount: true,

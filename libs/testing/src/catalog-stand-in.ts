@@ -36,6 +36,8 @@ export const STAND_IN_ITEMS: Record<string, StandInItem> = {
     ],
   },
   'DESK-OLD': { name: 'Discontinued desk', tiers: [{ min_qty: 1, amount: 19_900 }], available: false },
+  /** Priced so that 10,000 of them are beyond the largest exact amount (2^53 - 1). */
+  'YACHT-XL': { name: 'Ocean-going yacht', tiers: [{ min_qty: 1, amount: 1_000_000_000_000 }] },
 };
 
 export interface CatalogStandIn {
@@ -74,6 +76,12 @@ export async function startCatalogStandIn(
         const tier = item.tiers
           .filter((t) => t.min_qty <= line.quantity)
           .reduce((best, t) => (t.amount < best.amount ? t : best));
+        if (!Number.isSafeInteger(tier.amount * line.quantity)) {
+          return {
+            ...line,
+            error: { code: 'amount_too_large', message: `The line total of ${line.item_code} is too large` },
+          };
+        }
         return {
           ...line,
           item_id: `item_${line.item_code}`,

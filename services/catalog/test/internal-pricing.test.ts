@@ -58,6 +58,24 @@ describe('internal pricing', () => {
     ]);
   });
 
+  it('a line whose total is beyond the largest exact amount (2^53 - 1) is amount_too_large, not a priced line', async () => {
+    const res = await price({
+      cust_id: f.west,
+      lines: [
+        { item_code: 'STP-100', quantity: 100_000_000_000_000 },
+        { item_code: 'STP-100', quantity: 1 },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const quote = PriceLinesResponse.parse(res.body);
+    expect(quote.lines[0]).toEqual({
+      item_code: 'STP-100',
+      quantity: 100_000_000_000_000,
+      error: { code: 'amount_too_large', message: expect.stringContaining('lower the quantity') },
+    });
+    expect(quote.lines[1]).toMatchObject({ line_total: { amount: 999, currency: 'USD' } });
+  });
+
   it('the best tier is the lowest unit price among those whose min_qty <= quantity: buying more never costs more a unit', async () => {
     // Tiers need not fall as min_qty rises (an operator may enter 10:1200 by mistake or on purpose).
     await h.catalog.createItem({

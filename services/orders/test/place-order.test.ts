@@ -227,6 +227,21 @@ describe('placing an order', () => {
       items: [{ item_code: 'DESK-OLD', quantity: 1 }],
     });
     expect(unavailable.body.error).toMatchObject({ code: 'item_unavailable', param: 'items[0].item_code' });
+    // A line whose total no amount can hold exactly: the caller's quantity, not a 503.
+    const tooLarge = await place({
+      cust_id: s.root,
+      shipping_address_id: s.addresses.root,
+      items: [
+        { item_code: 'PEN-BLUE', quantity: 1 },
+        { item_code: 'YACHT-XL', quantity: 10_000 },
+      ],
+    });
+    expect(tooLarge.status).toBe(422);
+    expect(tooLarge.body.error).toMatchObject({
+      type: 'invalid_request',
+      code: 'amount_too_large',
+      param: 'items[1].quantity',
+    });
     for (const address of [s.addresses.other, s.addresses.rootBilling, 'addr_nope']) {
       const res = await place({
         cust_id: s.root,

@@ -7,7 +7,12 @@ import { Money } from '../schemas/common-schemas';
 import { requestObject } from '../schemas/request-object';
 import { z } from '../zod';
 
-export const PRICE_LINE_ERRORS = ['invalid_item', 'item_unavailable'] as const;
+/**
+ * Why a line cannot be priced: `invalid_item` (unknown or not visible to the account),
+ * `item_unavailable` (discontinued or out of stock), `amount_too_large` (`unit_price.amount *
+ * quantity` beyond 2^53 - 1, the largest amount the API represents exactly).
+ */
+export const PRICE_LINE_ERRORS = ['invalid_item', 'item_unavailable', 'amount_too_large'] as const;
 export type PriceLineError = (typeof PRICE_LINE_ERRORS)[number];
 
 export const PriceLinesRequest = requestObject({
@@ -35,7 +40,7 @@ export type PricedLine = z.infer<typeof PricedLine>;
 export const UnpricedLine = z.looseObject({
   item_code: z.string(),
   quantity: z.int(),
-  /** `invalid_item`: unknown or not visible to the account; `item_unavailable`: discontinued or out of stock. */
+  /** One of PRICE_LINE_ERRORS. */
   error: z.looseObject({ code: z.enum(PRICE_LINE_ERRORS), message: z.string() }),
 });
 export type UnpricedLine = z.infer<typeof UnpricedLine>;

@@ -120,6 +120,13 @@ export class CatalogQueries {
       if (!row.available) {
         return unpriced(line, 'item_unavailable', `Catalog item ${line.item_code} is not available`);
       }
+      if (!Number.isSafeInteger(unit.amount * line.quantity)) {
+        return unpriced(
+          line,
+          'amount_too_large',
+          `The line total of ${line.quantity} × ${line.item_code} is too large an amount; lower the quantity or split the order`,
+        );
+      }
       return {
         item_code: line.item_code,
         quantity: line.quantity,

@@ -55,7 +55,9 @@ export async function quoteOrder(
   const lines: PricedLine[] = [];
   for (const [index, line] of quote.lines.entries()) {
     if (isUnpricedLine(line)) {
-      throw new InputError(line.error.message, `items[${index}].item_code`, line.error.code);
+      // The quantity makes an amount too large; otherwise the item is the line's problem.
+      const field = line.error.code === 'amount_too_large' ? 'quantity' : 'item_code';
+      throw new InputError(line.error.message, `items[${index}].${field}`, line.error.code);
     }
     lines.push(line);
   }
