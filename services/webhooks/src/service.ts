@@ -2,7 +2,6 @@
 // delivery worker, routes) on the shared assembly of @ordering/service. `startWebhooksService` runs
 // it in-process (tests, e2e); start.ts runs it as the production process.
 import { periodicJob } from '@ordering/http';
-import { EVENT_TYPES } from '@ordering/contracts';
 import { CustomersDirectory } from '@ordering/customers-client';
 import { IdempotencyStore } from '@ordering/idempotency';
 import type { ConsumerRunner } from '@ordering/messaging';
@@ -16,8 +15,9 @@ import {
 import { migrations } from '../migrations';
 import type { WebhooksConfig } from './config';
 import { AccountEventRepository } from './data-access/account-event-repository';
-import { type AttemptOutcome, DeliveryRepository, type DeliveryRow } from './data-access/delivery-repository';
+import { type AttemptOutcome, DeliveryRepository } from './data-access/delivery-repository';
 import { SubscriptionRepository } from './data-access/subscription-repository';
+import { deliveryBodies } from './delivery/catalog-event-body';
 import { type CatalogViewSource, CatalogViews } from './delivery/catalog-views';
 import { HttpSender } from './delivery/http-sender';
 import { type Resolver, UrlPolicy } from './delivery/url-policy';
@@ -76,12 +76,8 @@ export function buildWebhooksService(
     const catalogViews =
       options.catalogViews ??
       new CatalogViews({ baseUrl: config.CATALOG_URL, secret: config.INTERNAL_IDENTITY_SECRET });
-    // catalog.item.updated carries the item as the receiving account sees it, read when it is sent.
-    const bodyFor = async (row: DeliveryRow): Promise<string | null> => {
-      if (row.event_type !== EVENT_TYPES.catalogItemUpdated) return JSON.stringify(row.event);
-      const item = await catalogViews.viewFor((row.event.data as { id: string }).id, row.event.cust_id);
-      return item === null ? null : JSON.stringify({ ...row.event, data: item });
-    };
+    // catalog.item.updated carries the item as the receiving account sees it, read when it is first sent.
+    const bodyFor = deliveryBodies({ views: catalogViews, deliveries: deliveryRepo });
     const sender = new HttpSender(policy, config.DELIVERY_TIMEOUT_MS);
     const worker = config.DELIVERY_WORKER_ENABLED
       ? new DeliveryWorker({

@@ -150,3 +150,37 @@ it('a change scoped to some accounts reaches only subscribers within that scope 
     data: { unit_price: { amount: 700 } },
   });
 });
+
+it('every retry and replay of a delivery sends the event of its first attempt, though the item changed since', async () => {
+  const P = h.P;
+  const account = `${P}-OTHER`;
+  const sub = (
+    await h
+      .api(account)
+      .post('/v1/webhooks', { url: receiver.url('/cat/kept'), events: ['catalog.item.updated'] })
+  ).body;
+  const itemId = `item_${randomBytes(4).toString('hex')}`;
+  let amount = 500;
+  h.itemViews.current = (id, custId) => (id === itemId && custId === account ? priced(id, amount) : null);
+  // The first attempt fails; the price changes before the retry.
+  receiver.on('/cat/kept', (_req, count) => {
+    if (count > 1) return { status: 200 };
+    amount = 650;
+    return { status: 503 };
+  });
+  await publishChange({ item_id: itemId });
+  await waitUntil(async () => receiver.received('/cat/kept').length === 2, 15_000, 'the retry');
+  const [first, retry] = receiver.received('/cat/kept');
+  const sent = (r: typeof first) =>
+    verifyWithStripe(r!.body, r!.headers['service-signature'], sub.signing_secret) as { data: unknown };
+  expect(sent(first)).toMatchObject({ data: { id: itemId, unit_price: { amount: 500 } } });
+  expect(retry!.headers['service-delivery']).toBe(first!.headers['service-delivery']);
+  expect(retry!.body).toBe(first!.body);
+
+  // A replay after success sends it once more, still the same event.
+  const deliveryId = String(first!.headers['service-delivery']);
+  const replay = await h.api(account).post(`/v1/webhooks/${sub.id}/deliveries/${deliveryId}/replay`, {});
+  expect(replay.status).toBe(202);
+  await waitUntil(async () => receiver.received('/cat/kept').length === 3, 15_000, 'the replay');
+  expect(receiver.received('/cat/kept')[2]!.body).toBe(first!.body);
+});

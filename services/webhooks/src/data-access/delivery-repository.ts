@@ -120,6 +120,20 @@ export class DeliveryRepository {
       .ignore();
   }
 
+  /**
+   * Keeps `event` as what the delivery sends from now on (every retry and replay sends it again).
+   * Answers it as stored (jsonb orders an object's keys its own way), so that the first attempt
+   * sends the very bytes of the later ones.
+   */
+  async keepEvent(id: string, event: DeliveryRow['event']): Promise<DeliveryRow['event']> {
+    const [row] = await this.knex<DeliveryRow>('webhook_deliveries')
+      .where({ id })
+      .update({ event: JSON.stringify(event) as unknown as DeliveryRow['event'] })
+      .returning('event');
+    if (!row) throw new Error(`delivery ${id} is gone`);
+    return row.event;
+  }
+
   find(subscriptionId: string, id: string): Promise<DeliveryRow | undefined> {
     return this.knex<DeliveryRow>('webhook_deliveries')
       .where({ subscription_id: subscriptionId, id })

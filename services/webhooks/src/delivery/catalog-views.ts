@@ -1,7 +1,8 @@
 // The item as one account sees it, from the catalog's internal API (POST
-// /internal/v1/catalog/items/views), for `catalog.item.updated` deliveries. Asked at delivery time,
-// so the event carries the account's current view (its prices, its availability). Requests for
-// the same item made in the same moment (the worker sends many deliveries at once) go as one call.
+// /internal/v1/catalog/items/views), for `catalog.item.updated` deliveries. Asked at a delivery's
+// first attempt, so the event carries the account's current view (its prices, its availability).
+// Requests for the same item made in the same moment (the worker sends many deliveries at once) go
+// as one call.
 import { CATALOG_ITEM_VIEWS_PATH, type CatalogItem, CatalogItemViewsResponse } from '@ordering/contracts';
 import { InternalApiClient } from '@ordering/http';
 
