@@ -67,19 +67,19 @@ export function deliveryPages(deps: PortalDeps): Router {
       const api = await apiFor(deps, req);
       const subscription = await api.getWebhook(id(req));
       const { filters, error } = filtersOf(req);
+      const refused = (message: string) =>
+        res.status(422).send(
+          deliveriesPage({
+            user: userOf(req)!,
+            subscription,
+            deliveries: [],
+            filters,
+            nextCursor: null,
+            error: message,
+          }),
+        );
       if (error) {
-        res
-          .status(422)
-          .send(
-            deliveriesPage({
-              user: userOf(req)!,
-              subscription,
-              deliveries: [],
-              filters,
-              nextCursor: null,
-              error,
-            }),
-          );
+        refused(error);
         return;
       }
       try {
@@ -100,15 +100,8 @@ export function deliveryPages(deps: PortalDeps): Router {
         );
       } catch (err) {
         if (!(err instanceof ApiError) || err.status !== 422) throw err;
-        res.status(422).send(
-          deliveriesPage({
-            user: userOf(req)!,
-            subscription,
-            deliveries: [],
-            filters,
-            nextCursor: null,
-            error: `${err.body.message ?? 'These filters were refused'}${err.body.param ? ` (${err.body.param})` : ''}`,
-          }),
+        refused(
+          `${err.body.message ?? 'These filters were refused'}${err.body.param ? ` (${err.body.param})` : ''}`,
         );
       }
     }),
