@@ -414,6 +414,49 @@ describe('the consumer runner', () => {
     expect(calls).toMatchObject({ ord_illegal: 1, ord_broken: 3 });
   });
 
+  it("the runbook's re-read of a dead letter: its group, reset to the dead letter's offset, applies it once fixed and skips what it had applied", async () => {
+    const topic = await createTopic(kafka, 1);
+    const groupId = unique('reread-group');
+    let fixed = false;
+    const handlers: EventHandlers = {
+      'order.approved': async (event, { trx }) => {
+        if (event.data.id === 'ord_bug' && !fixed) throw new Error('handler bug');
+        await trx('effects').insert({ topic, ref: event.data.id });
+      },
+    };
+    await send(topic, 'k', orderEvent('ord_r1'), orderEvent('ord_bug'), orderEvent('ord_r2'));
+    const first = await startConsumer({ topics: [topic], groupId, handlers });
+    await deadLetters.waitFor(() => deadLettersFrom(topic).length === 1);
+    await waitUntil(async () => (await effectsOf(topic)).length === 2, 15_000, 'the good events applied');
+    const letter = readDeadLetter(deadLettersFrom(topic)[0]!.headers)!;
+    expect(letter).toMatchObject({ consumerGroup: groupId, reason: 'retries_exhausted', offset: '1' });
+
+    // The service stopped (a group's offsets move only without members), the group moved back to
+    // the dead letter's offset (kafka-consumer-groups.sh --reset-offsets --to-offset), the fix deployed.
+    await first.stop();
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await admin.setOffsets({
+        groupId,
+        topic: letter.topic,
+        partitions: [{ partition: letter.partition, offset: letter.offset }],
+      });
+    } finally {
+      await admin.disconnect();
+    }
+    fixed = true;
+    await startConsumer({ topics: [topic], groupId, handlers });
+
+    await waitUntil(async () => (await effectsOf(topic)).length === 3, 15_000, 'the dead letter applied');
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await effectsOf(topic)).map((e: { ref: string }) => e.ref)).toEqual([
+      'ord_r1',
+      'ord_r2',
+      'ord_bug',
+    ]);
+  });
+
   it('runs the work a handler gives beforeCommit once per transaction, after its last handler, in it', async () => {
     const topic = await createTopic(kafka, 1);
     await send(

@@ -294,4 +294,39 @@ describe('signing keys', () => {
     expect(await h.redis.ttl(mark)).toBeLessThanOrEqual(3600 + 120);
     expect(await h.redis.get(`${h.config.REDIS_KEY_PREFIX}revoked:kid:${rotated.kid}`)).toBeNull();
   });
+
+  it('a leak rotation also cuts a key retired earlier that is still in its overlap: the key store held it too', async () => {
+    const reg = (await ops(...registerErp('ACME'))) as { client_id: string; client_secret: string };
+    const config = await h.discover(reg.client_id, reg.client_secret);
+    // A routine rotation an hour ago (say): the key before it stays published for 2 h.
+    const before = (await ops('keys', 'rotate')) as { kid: string; previous_kids: string[] };
+    const [earlier] = before.previous_kids;
+    expect(await h.service.reloadKeys()).toBe(true);
+    const tokenOfLatest = (await client.clientCredentialsGrant(config, { scope: 'orders:read' }))
+      .access_token;
+    expect(decodeProtectedHeader(tokenOfLatest).kid).toBe(before.kid);
+    expect((await jwks()).keys.map((k) => k.kid)).toContain(earlier);
+
+    const rotated = (await ops('keys', 'rotate', '--overlap-seconds', '0')) as {
+      kid: string;
+      previous_kids: string[];
+    };
+    expect([...rotated.previous_kids].sort()).toEqual([before.kid, earlier].sort());
+    expect(await h.service.reloadKeys()).toBe(true);
+    expect((await jwks()).keys.map((k) => k.kid)).toEqual([rotated.kid]);
+    for (const kid of [before.kid, earlier!])
+      expect(await h.redis.get(`${h.config.REDIS_KEY_PREFIX}revoked:kid:${kid}`)).not.toBeNull();
+    expect((await client.tokenIntrospection(config, tokenOfLatest)).active).toBe(false);
+  });
+
+  it('a routine rotation never lengthens the publication of a key retired earlier', async () => {
+    const first = (await ops('keys', 'rotate', '--overlap-seconds', '60')) as { previous_kids: string[] };
+    const second = (await ops('keys', 'rotate')) as { previous_kids: string[] };
+    // Only the key that was active moves to the 2 h overlap; the one cut to 60 s stays cut.
+    expect(second.previous_kids).toHaveLength(1);
+    expect(second.previous_kids).not.toContain(first.previous_kids[0]);
+    const keys = (await ops('keys', 'list')) as { kid: string; publish_until: string | null }[];
+    const shortened = keys.find((k) => k.kid === first.previous_kids[0])!;
+    expect(Date.parse(shortened.publish_until!) - Date.now()).toBeLessThanOrEqual(60_000);
+  });
 });

@@ -46,12 +46,12 @@ export class SigningKeyRepository {
   }
 
   /**
-   * In one transaction: retires the active keys (published until `publishUntil`) and inserts `key`
-   * as the active one. A lock serialises concurrent first starts and rotations.
-   */
-  /**
-   * Makes `key` the signing key; the active one retires, published until `publishUntil`. Answers
-   * the kids it retired, or null when `onlyIfNone` and a key is active already.
+   * In one transaction (a lock serialises concurrent first starts and rotations), makes `key` the
+   * signing key: the active one retires, published until `publishUntil`, and a key retired earlier
+   * and published beyond that is cut to it too, so that no key but the new one outlives the
+   * overlap (a leaked key store exposes every key in it, not only the active one). Answers the kids
+   * whose publication now ends at `publishUntil`, or null when `onlyIfNone` and a key is active
+   * already.
    */
   async activate(key: StoredSigningKey, publishUntil: Date, onlyIfNone = false): Promise<string[] | null> {
     return this.knex.transaction(async (trx) => {
@@ -62,6 +62,18 @@ export class SigningKeyRepository {
         .where({ status: 'active' })
         .update({ status: 'retired', retired_at: key.createdAt, publish_until: publishUntil })
         .returning('kid');
+      // A first start (`onlyIfNone`) found no active key: nothing retired to cut.
+      const cut: { kid: string }[] = onlyIfNone
+        ? []
+        : await trx(SIGNING_KEYS_TABLE)
+            .where({ status: 'retired' })
+            .andWhere('publish_until', '>', publishUntil)
+            .whereNotIn(
+              'kid',
+              retired.map((r) => r.kid),
+            )
+            .update({ publish_until: publishUntil })
+            .returning('kid');
       await trx(SIGNING_KEYS_TABLE).insert({
         kid: key.kid,
         alg: key.alg,
@@ -72,7 +84,7 @@ export class SigningKeyRepository {
         retired_at: null,
         publish_until: null,
       });
-      return retired.map((r) => r.kid);
+      return [...retired, ...cut].map((r) => r.kid);
     });
   }
 }

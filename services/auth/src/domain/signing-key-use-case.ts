@@ -21,7 +21,10 @@ export async function ensureSigningKey(deps: SigningKeyDeps): Promise<void> {
   await deps.keys.activate(generateSigningKey(deps.encryptionKey, now), now, true);
 }
 
-/** A new signing key; the previous one stays published for `overlapSeconds`. */
+/**
+ * A new signing key; the previous one stays published for `overlapSeconds`, and so does at most a
+ * key retired earlier (`retiredKids`: every key whose publication now ends then).
+ */
 export async function rotateSigningKey(
   deps: SigningKeyDeps,
   overlapSeconds = DEFAULT_KEY_OVERLAP_SECONDS,

@@ -335,9 +335,10 @@ export function authCli(io: AuthCliIo = {}): Command {
   keys
     .command('rotate')
     .description(
-      'Make a new RSA key the signing key; the previous one stays in the JWKS for the overlap. ' +
-        'With an overlap shorter than a token lifetime (a leaked key: 0), the gateways refuse the ' +
-        "previous key's tokens when the overlap ends, through the revocation denylist in Redis",
+      'Make a new RSA key the signing key; the previous ones stay in the JWKS for the overlap at most ' +
+        '(a key retired earlier and published longer is cut to it too). With an overlap shorter than a ' +
+        "token lifetime (a leaked key: 0), the gateways refuse the previous keys' tokens when the " +
+        'overlap ends, through the revocation denylist in Redis',
     )
     .option(
       '--overlap-seconds <n>',
@@ -373,6 +374,7 @@ export function authCli(io: AuthCliIo = {}): Command {
           }
           print({
             kid: result.kid,
+            previous_kids: result.retiredKids,
             previous_key_published_until: result.retiredPublishedUntil.toISOString(),
             ...(redis
               ? { previous_key_tokens_refused_from: result.retiredPublishedUntil.toISOString() }
