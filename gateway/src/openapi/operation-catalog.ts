@@ -282,7 +282,10 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'POST /v1/webhooks/{id}/rotate_secret': {
     operationId: 'rotateWebhookSecret',
     tag: 'Webhooks',
-    description: 'The old secret keeps signing (a second `v1` entry) for 24 hours.',
+    description:
+      'The old secret keeps signing (a second `v1` entry) for 24 hours; each secret rotated away keeps ' +
+      'its own 24 hours (its own `v1`, newest first). At most 10 secrets sign at once: one more ends ' +
+      'the oldest overlap.',
     body: NO_PARAMETERS,
     success: ok(WebhookSubscription, 'The subscription with its new `signing_secret`'),
   },

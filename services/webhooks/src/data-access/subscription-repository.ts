@@ -1,5 +1,5 @@
 // webhook_subscriptions and webhook_secrets rows. Secrets are stored sealed (SecretBox); a
-// rotated-out secret keeps an `expires_at` 24 h ahead and signs until then.
+// rotated-out secret keeps an `expires_at` 24 h ahead and signs until then (each its own 24 h).
 import type { Knex } from 'knex';
 import { takeTransactionLock } from '@ordering/db';
 
@@ -99,8 +99,10 @@ export class SubscriptionRepository {
   }
 
   /**
-   * Makes `sealedSecret` the current secret; the one it replaces signs until `overlapUntil`, and any
-   * older rotated-out secret stops at once (at most two sign at a time).
+   * Makes `sealedSecret` the current secret; the one it replaces signs until `overlapUntil`. Every
+   * other rotated-out secret keeps its own 24 h, except that at most `maxSigning` secrets sign at
+   * once: past that, the oldest rotated-out ones stop at once. Secrets whose overlap has ended are
+   * deleted.
    */
   async rotate(
     trx: Knex.Transaction,
@@ -108,8 +110,9 @@ export class SubscriptionRepository {
     sealedSecret: string,
     now: Date,
     overlapUntil: Date,
+    maxSigning: number,
   ): Promise<void> {
-    await trx('webhook_secrets').where({ subscription_id: id }).whereNotNull('expires_at').delete();
+    await trx('webhook_secrets').where({ subscription_id: id }).andWhere('expires_at', '<=', now).delete();
     await trx('webhook_secrets')
       .where({ subscription_id: id })
       .whereNull('expires_at')
@@ -120,6 +123,20 @@ export class SubscriptionRepository {
       created_at: now,
       expires_at: null,
     });
+    const kept = trx('webhook_secrets')
+      .select('id')
+      .where({ subscription_id: id })
+      .whereNotNull('expires_at')
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(maxSigning - 1);
+    await trx('webhook_secrets')
+      .where({ subscription_id: id })
+      .whereNotNull('expires_at')
+      .whereNotIn('id', kept)
+      .delete();
   }
 
   /** Sealed secrets that sign at `now`, the current one first. */

@@ -18,6 +18,13 @@ import { type SecretBox, newSigningSecret, sealedSecretResponses } from './secre
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Secrets that sign one delivery at most (the current one and up to 9 rotated out within 24 h, each
+ * a `v1` of 68 bytes in `Service-Signature`): an 11th rotation in a day ends the oldest overlap
+ * early rather than growing the header without bound.
+ */
+export const MAX_SIGNING_SECRETS = 10;
+
 const noSuchSubscription = () => new NotFoundError('No such webhook subscription', 'id');
 
 /**
@@ -125,6 +132,7 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
           deps.secrets.seal(secret),
           now,
           new Date(now.getTime() + SECRET_OVERLAP_MS),
+          MAX_SIGNING_SECRETS,
         );
         return found;
       });
