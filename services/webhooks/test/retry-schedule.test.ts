@@ -135,16 +135,24 @@ describe('the schedule', () => {
       next_attempt_at: expect.any(String),
       trace_id: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
-    const attemptTraces = tracing
+    // Each line carries the trace_id and span_id of its own attempt's span, as a request's lines do.
+    const attemptSpans = tracing
       .spans()
       .filter((span) => span.attributes['ordering.delivery_id'] === failed!.id)
-      .map((span) => span.spanContext().traceId);
-    expect(attemptTraces).toContain(retried[0]!.trace_id);
+      .map((span) => ({ attempt: span.attributes['ordering.webhook.attempt'], ...span.spanContext() }));
+    expect(attemptSpans).toHaveLength(failed!.attempts.length);
+    for (const line of retried)
+      expect(attemptSpans).toContainEqual(
+        expect.objectContaining({ attempt: line.attempt, traceId: line.trace_id, spanId: line.span_id }),
+      );
+    expect(new Set(retried.map((l) => l.span_id)).size).toBe(retried.length);
     expect(lines.filter((l) => l.level === 'warn')).toEqual([
       expect.objectContaining({
         msg: 'webhook delivery failed for good: its retries are over',
         attempt: failed!.attempts.length,
         next_attempt_at: null,
+        trace_id: retried[0]!.trace_id,
+        span_id: attemptSpans.find((a) => a.attempt === failed!.attempts.length)!.spanId,
       }),
     ]);
 

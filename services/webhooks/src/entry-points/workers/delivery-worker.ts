@@ -7,6 +7,7 @@
 // A worker killed mid-delivery leaves its leases to expire (DELIVERY_LEASE_MS); another worker then
 // sends those deliveries again with the same `Service-Delivery` id: at least once, never lost.
 import { randomUUID } from 'node:crypto';
+import { traceFields } from '@ordering/http';
 import type { EntryPoint } from '@ordering/messaging';
 import { recordDeliveryGivenUp, withWebhookAttemptSpan } from '@ordering/telemetry';
 import type { AttemptOutcome, DeliveryRepository, DeliveryRow } from '../../data-access/delivery-repository';
@@ -42,6 +43,18 @@ export interface DeliveryWorkerOptions {
   /** Called after each attempt is recorded (tests and metrics). */
   onAttempt?: (outcome: AttemptOutcome) => void;
   name?: string;
+}
+
+/** What one attempt came to: the receiver's answer, or why none came. */
+interface AttemptResult {
+  ok: boolean;
+  /** The answer's status (null: none), as the attempt span reads it. */
+  status: number | null;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+  retryAfter?: string;
 }
 
 interface Queued {
@@ -163,15 +176,14 @@ export class DeliveryWorker implements EntryPoint {
       this.o.subscriptions.activeSecrets(subscriptionIds, this.o.clock.now()),
     ]);
     const opened = this.openSecrets(secrets);
-    let unsigned = 0;
+    const unsigned: Promise<unknown>[] = [];
     for (const row of rows) {
       const subscription = subscriptions.get(row.subscription_id);
       if (!subscription) continue; // deleted meanwhile: its deliveries went with it
       const signing = opened.get(row.subscription_id) ?? [];
       if (signing instanceof Error) {
         // Never sent unsigned; a failed attempt of its own, so the rest of the batch goes out.
-        this.recordOutcome(row, this.notSent(row, signing.message));
-        unsigned++;
+        unsigned.push(this.notSent(row, subscription, signing.message));
         continue;
       }
       const queue = this.queues.get(row.subscription_id) ?? [];
@@ -180,7 +192,10 @@ export class DeliveryWorker implements EntryPoint {
       this.queued++;
     }
     for (const id of subscriptionIds) this.pump(id);
-    if (unsigned > 0) await this.flush();
+    if (unsigned.length > 0) {
+      await Promise.all(unsigned);
+      await this.flush();
+    }
     return rows.length >= capacity;
   }
 
@@ -238,7 +253,7 @@ export class DeliveryWorker implements EntryPoint {
       body = this.o.bodyFor ? await this.o.bodyFor(row, subscription) : JSON.stringify(row.event);
     } catch (err) {
       // What the event carries could not be read (e.g. the catalog is down): a failed attempt, retried.
-      this.recordOutcome(row, this.notSent(row, (err as Error).message));
+      await this.notSent(row, subscription, (err as Error).message);
       await this.flush();
       return;
     }
@@ -251,8 +266,33 @@ export class DeliveryWorker implements EntryPoint {
     }
     const sendBody = body;
     const timestamp = Math.floor(Date.now() / 1000);
-    // A span in the trace of the event (kept with the delivery) and the attempt metrics.
-    const result = await withWebhookAttemptSpan(
+    await this.inAttemptSpan(row, subscription, async () => {
+      const sent = await this.o.sender.send({
+        url: subscription.url,
+        body: sendBody,
+        headers: {
+          'Content-Type': 'application/json',
+          'Service-Event': row.event_type,
+          'Service-Delivery': row.id,
+          'Service-Signature': signatureHeader(sendBody, item.secrets, timestamp),
+        },
+      });
+      return { ...sent, status: sent.statusCode };
+    });
+    await this.flush();
+  }
+
+  /**
+   * One attempt in its span (a child of the event's trace, kept with the delivery) with the attempt
+   * metrics; its outcome is queued, and logged, inside that span, so the log line carries the
+   * attempt's `trace_id` and `span_id` as every line logged in a request's span does.
+   */
+  private inAttemptSpan(
+    row: DeliveryRow,
+    subscription: SubscriptionRow,
+    attempt: () => Promise<AttemptResult>,
+  ): Promise<AttemptResult> {
+    return withWebhookAttemptSpan(
       {
         deliveryId: row.id,
         eventId: row.event_id,
@@ -263,21 +303,11 @@ export class DeliveryWorker implements EntryPoint {
         ...(row.trace_context ? { traceHeaders: row.trace_context } : {}),
       },
       async () => {
-        const sent = await this.o.sender.send({
-          url: subscription.url,
-          body: sendBody,
-          headers: {
-            'Content-Type': 'application/json',
-            'Service-Event': row.event_type,
-            'Service-Delivery': row.id,
-            'Service-Signature': signatureHeader(sendBody, item.secrets, timestamp),
-          },
-        });
-        return { ...sent, status: sent.statusCode };
+        const result = await attempt();
+        this.recordOutcome(row, this.outcomeOf(row, result));
+        return result;
       },
     );
-    this.recordOutcome(row, this.outcomeOf(row, result));
-    await this.flush();
   }
 
   /**
@@ -288,7 +318,9 @@ export class DeliveryWorker implements EntryPoint {
   private recordOutcome(row: DeliveryRow, outcome: AttemptOutcome): void {
     this.outcomes.push(outcome);
     if (outcome.status === 'succeeded') return;
+    // The attempt's span adds trace_id and span_id (the logger's mixin); without tracing, the event's trace id.
     const traceId = row.trace_context?.traceparent?.split('-')[1];
+    const untraced = Object.keys(traceFields()).length === 0;
     const fields = {
       delivery_id: row.id,
       subscription_id: row.subscription_id,
@@ -298,7 +330,7 @@ export class DeliveryWorker implements EntryPoint {
       status_code: outcome.attempt.status_code,
       error: outcome.attempt.error,
       next_attempt_at: outcome.nextAttemptAt?.toISOString() ?? null,
-      ...(traceId ? { trace_id: traceId } : {}),
+      ...(traceId && untraced ? { trace_id: traceId } : {}),
     };
     if (outcome.status === 'failed') {
       recordDeliveryGivenUp({ eventType: row.event_type });
@@ -309,27 +341,18 @@ export class DeliveryWorker implements EntryPoint {
   }
 
   /** A failed attempt that sent nothing (retried like any failure), saying why. */
-  private notSent(row: DeliveryRow, why: string): AttemptOutcome {
-    return this.outcomeOf(row, {
+  private notSent(row: DeliveryRow, subscription: SubscriptionRow, why: string): Promise<AttemptResult> {
+    return this.inAttemptSpan(row, subscription, async () => ({
       ok: false,
+      status: null,
       statusCode: null,
       latencyMs: 0,
       error: `not sent: ${why}`,
       responseExcerpt: null,
-    });
+    }));
   }
 
-  private outcomeOf(
-    row: DeliveryRow,
-    result: {
-      ok: boolean;
-      statusCode: number | null;
-      latencyMs: number;
-      error: string | null;
-      responseExcerpt: string | null;
-      retryAfter?: string;
-    },
-  ): AttemptOutcome {
+  private outcomeOf(row: DeliveryRow, result: AttemptResult): AttemptOutcome {
     const now = this.o.clock.now();
     const attempt = {
       delivery_id: row.id,
