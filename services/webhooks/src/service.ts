@@ -109,6 +109,7 @@ export function buildWebhooksService(
       secrets,
       policy,
       clock,
+      logger,
       ...queued,
     });
     const deliveries = deliveriesUseCase({

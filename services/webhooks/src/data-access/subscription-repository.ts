@@ -62,6 +62,7 @@ export class SubscriptionRepository {
 
   /**
    * The account's subscription, locked until `trx` ends: `update` for a change of its secrets,
+   * `noKeyUpdate` for a change of its row (deliveries may still be written for it meanwhile),
    * `keyShare` for rows that point at it. A subscription deleted meanwhile is undefined (after the
    * deleting transaction ends), never a foreign-key failure later in the transaction.
    */
@@ -69,10 +70,11 @@ export class SubscriptionRepository {
     trx: Knex.Transaction,
     custId: string,
     id: string,
-    mode: 'update' | 'keyShare',
+    mode: 'update' | 'noKeyUpdate' | 'keyShare',
   ): Promise<SubscriptionRow | undefined> {
     const q = trx<SubscriptionRow>('webhook_subscriptions').where({ cust_id: custId, id });
-    return (mode === 'update' ? q.forUpdate() : q.forKeyShare()).first();
+    if (mode === 'update') return q.forUpdate().first();
+    return (mode === 'noKeyUpdate' ? q.forNoKeyUpdate() : q.forKeyShare()).first();
   }
 
   async findByIds(ids: string[]): Promise<Map<string, SubscriptionRow>> {
@@ -84,10 +86,11 @@ export class SubscriptionRepository {
     custId: string,
     id: string,
     changes: SubscriptionChanges,
+    db: Db = this.knex,
   ): Promise<SubscriptionRow | undefined> {
     const set: Record<string, unknown> = { ...changes };
-    if (Object.keys(set).length === 0) return this.find(custId, id);
-    const [row] = await this.knex<SubscriptionRow>('webhook_subscriptions')
+    if (Object.keys(set).length === 0) return this.find(custId, id, db);
+    const [row] = await db<SubscriptionRow>('webhook_subscriptions')
       .where({ cust_id: custId, id })
       .update(set)
       .returning('*');
