@@ -475,7 +475,14 @@ describe('responses', () => {
       'POST /v1/approvals/{approval_id}/reject',
       'POST /v1/oauth_clients/{id}/rotate_secret',
       'POST /v1/webhooks',
+      'POST /v1/webhooks/{id}/test',
+      'POST /v1/webhooks/{id}/replay',
+      'POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay',
     ]);
+    // Nothing is sent to a disabled subscription: its test event and replays are refused.
+    expect(deref(operation('POST', '/v1/webhooks/{id}/test').responses['409']).description).toContain(
+      'webhook_disabled',
+    );
   });
 
   it('response headers: X-Request-Id, traceresponse and the rate-limit headers everywhere, Retry-After on 429, WWW-Authenticate on 401, Idempotent-Replayed on creations', () => {

@@ -272,6 +272,11 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'PATCH /v1/webhooks/{id}': {
     operationId: 'updateWebhookSubscription',
     tag: 'Webhooks',
+    description:
+      '`status: "disabled"` stops every request to the endpoint: new events are not delivered, and ' +
+      'deliveries already queued or waiting for a retry are held (pending, no attempt). ' +
+      '`status: "enabled"` again makes the held ones due at once; one whose 24 hours of retries ended ' +
+      'while held is `failed` (replay it).',
     body: { schema: UpdateWebhookRequest, required: true },
     success: ok(WebhookSubscription, 'The subscription as updated'),
   },
@@ -283,15 +288,21 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'POST /v1/webhooks/{id}/rotate_secret': {
     operationId: 'rotateWebhookSecret',
     tag: 'Webhooks',
-    description: 'The old secret keeps signing (a second `v1` entry) for 24 hours.',
+    description:
+      'The old secret keeps signing (a second `v1` entry) for 24 hours; each secret rotated away keeps ' +
+      'its own 24 hours (its own `v1`, newest first). At most 10 secrets sign at once: one more ends ' +
+      'the oldest overlap.',
     body: NO_PARAMETERS,
     success: ok(WebhookSubscription, 'The subscription with its new `signing_secret`'),
   },
   'POST /v1/webhooks/{id}/test': {
     operationId: 'testWebhookSubscription',
     tag: 'Webhooks',
-    description: 'Delivers an event of type `webhook.test` to this subscription alone.',
+    description:
+      'Delivers an event of type `webhook.test` to this subscription alone. A disabled subscription is ' +
+      '`webhook_disabled` (nothing is sent to it).',
     body: NO_PARAMETERS,
+    conflicts: ['webhook_disabled'],
     success: { status: 202, description: 'The delivery of the test event, queued', schema: WebhookDelivery },
   },
   'GET /v1/webhooks/{id}/deliveries': {
@@ -310,15 +321,20 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     tag: 'Webhooks',
     description:
       'Sends every `failed` delivery created in [`since`, `until`) again, each with its own ' +
-      '`Service-Delivery` id. `dry_run: true` only counts them.',
+      '`Service-Delivery` id. `dry_run: true` only counts them. A disabled subscription is ' +
+      '`webhook_disabled` (its dry run still counts).',
     body: { schema: ReplayWebhookDeliveriesRequest, required: true },
+    conflicts: ['webhook_disabled'],
     success: ok(WebhookReplay, 'How many deliveries were (or, on a dry run, would be) sent again'),
   },
   'POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay': {
     operationId: 'replayWebhookDelivery',
     tag: 'Webhooks',
-    description: 'Sends the delivery again, with the same `Service-Delivery` id.',
+    description:
+      'Sends the delivery again, with the same `Service-Delivery` id. A disabled subscription is ' +
+      '`webhook_disabled`.',
     body: NO_PARAMETERS,
+    conflicts: ['webhook_disabled'],
     success: { status: 202, description: 'The delivery, queued again', schema: WebhookDelivery },
   },
 

@@ -6,7 +6,7 @@
 //     async (span) => send(...),      // resolves with { status, error? }: status null for no answer
 //   );
 //   recordDeliveryGivenUp({ eventType })   // when a delivery turns `failed` after its last retry
-import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
 import { ATTR } from './attributes';
 import { extractTraceContext, type MessageHeaders } from './kafka-trace-context';
 import { platformMetrics } from './platform-metrics';
@@ -47,16 +47,17 @@ function outcomeOf(status: number | undefined): { outcome: 'success' | 'failure'
 }
 
 /**
- * Runs one attempt in a span and records its outcome and duration. `send` resolves with the
- * receiver's status (any status: a 4xx/5xx is a failed attempt, not an exception), or status null
- * and an `error` when there was no answer (timeout, refused, blocked address); a throw counts as
- * no answer too.
+ * Runs one attempt in a span and records its outcome and duration. `send` runs with that span
+ * active, so what it logs carries the attempt's `trace_id` and `span_id` (the logger's mixin).
+ * It resolves with the receiver's status (any status: a 4xx/5xx is a failed attempt, not an
+ * exception), or status null and an `error` when there was no answer (timeout, refused, blocked
+ * address); a throw counts as no answer too.
  */
 export async function withWebhookAttemptSpan<T extends { status: number | null; error?: string | null }>(
   attempt: WebhookAttempt,
   send: (span: Span) => Promise<T>,
 ): Promise<T> {
-  const parent = attempt.traceHeaders ? extractTraceContext(attempt.traceHeaders) : undefined;
+  const parent = attempt.traceHeaders ? extractTraceContext(attempt.traceHeaders) : context.active();
   const span = tracer().startSpan(
     `webhook ${attempt.eventType} attempt`,
     {
@@ -75,7 +76,7 @@ export async function withWebhookAttemptSpan<T extends { status: number | null; 
   const startedAt = process.hrtime.bigint();
   let status: number | undefined;
   try {
-    const result = await send(span);
+    const result = await context.with(trace.setSpan(parent, span), () => send(span));
     status = result.status ?? undefined;
     if (status === undefined) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? 'no answer' });

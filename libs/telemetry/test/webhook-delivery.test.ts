@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   injectTraceHeaders,
   recordDeliveryGivenUp,
@@ -85,5 +85,34 @@ describe('a webhook delivery attempt', () => {
     );
     expect(text).toMatch(/ordering_webhook_delivery_duration_count\{outcome="failure"[^}]*\} 3/);
     expect(text).toMatch(/ordering_webhook_deliveries_failed_total\{event_type="order.approved"[^}]*\} 1/);
+  });
+
+  it('runs the send with its span active, so what is logged meanwhile carries its trace and span ids', async () => {
+    const { headers } = await tracer().startActiveSpan('ordering.users.v1 process', async (span) => {
+      span.end();
+      return { headers: injectTraceHeaders() };
+    });
+    let active: { traceId: string; spanId: string } | undefined;
+    let own: { traceId: string; spanId: string } | undefined;
+    await withWebhookAttemptSpan(
+      { ...attempt, eventType: 'webhook.test', traceHeaders: headers },
+      async (span) => {
+        await new Promise((r) => setTimeout(r, 1));
+        active = trace.getActiveSpan()?.spanContext();
+        own = span.spanContext();
+        return { status: 500 };
+      },
+    );
+    expect(active).toMatchObject({ traceId: own!.traceId, spanId: own!.spanId });
+    // Without the event's context, the attempt is a child of the active one.
+    await tracer().startActiveSpan('outer', async (outer) => {
+      await withWebhookAttemptSpan({ ...attempt, eventType: 'webhook.test' }, async () => {
+        active = trace.getActiveSpan()?.spanContext();
+        return { status: 204 };
+      });
+      expect(active?.traceId).toBe(outer.spanContext().traceId);
+      expect(active?.spanId).not.toBe(outer.spanContext().spanId);
+      outer.end();
+    });
   });
 });

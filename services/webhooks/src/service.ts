@@ -105,6 +105,7 @@ export function buildWebhooksService(
       secrets,
       policy,
       clock,
+      logger,
       ...queued,
     });
     const deliveries = deliveriesUseCase({

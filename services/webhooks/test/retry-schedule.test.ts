@@ -1,10 +1,13 @@
 // The whole 24 h retry schedule on a clock 20,000 times faster than real time (24 h = 4.3 s):
 // a receiver that always fails gets attempts with growing, jittered gaps until the horizon, then the
 // delivery is `failed`; replay of one and of a time range (with a dry run) sends it again with the
-// same Service-Delivery. The rotated-out secret stops signing once its 24 h are over.
+// same Service-Delivery. The rotated-out secret stops signing once its 24 h are over; a second
+// rotation within those 24 h does not end the first one's overlap.
+import { createHmac } from 'node:crypto';
 import { createLogger } from '@ordering/http';
 import { type InMemoryTracing, startInMemoryTracing } from '@ordering/telemetry';
 import { waitUntil } from '@ordering/testing';
+import { MAX_SIGNING_SECRETS } from '../src/domain/subscriptions-use-case';
 import {
   FIRST_RETRY_MS,
   MAX_RETRY_INTERVAL_MS,
@@ -132,16 +135,24 @@ describe('the schedule', () => {
       next_attempt_at: expect.any(String),
       trace_id: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
-    const attemptTraces = tracing
+    // Each line carries the trace_id and span_id of its own attempt's span, as a request's lines do.
+    const attemptSpans = tracing
       .spans()
       .filter((span) => span.attributes['ordering.delivery_id'] === failed!.id)
-      .map((span) => span.spanContext().traceId);
-    expect(attemptTraces).toContain(retried[0]!.trace_id);
+      .map((span) => ({ attempt: span.attributes['ordering.webhook.attempt'], ...span.spanContext() }));
+    expect(attemptSpans).toHaveLength(failed!.attempts.length);
+    for (const line of retried)
+      expect(attemptSpans).toContainEqual(
+        expect.objectContaining({ attempt: line.attempt, traceId: line.trace_id, spanId: line.span_id }),
+      );
+    expect(new Set(retried.map((l) => l.span_id)).size).toBe(retried.length);
     expect(lines.filter((l) => l.level === 'warn')).toEqual([
       expect.objectContaining({
         msg: 'webhook delivery failed for good: its retries are over',
         attempt: failed!.attempts.length,
         next_attempt_at: null,
+        trace_id: retried[0]!.trace_id,
+        span_id: attemptSpans.find((a) => a.attempt === failed!.attempts.length)!.spanId,
       }),
     ]);
 
@@ -303,5 +314,94 @@ describe('rotation overlap', () => {
     expect(() =>
       verifyWithStripe(after.body, after.headers['service-signature'], created.signing_secret),
     ).toThrow();
+  });
+
+  /** The `v1` entries of a delivery's `Service-Signature`, in the order sent. */
+  const v1s = (r: { headers: Record<string, unknown> }) =>
+    String(r.headers['service-signature'])
+      .split(',')
+      .filter((p) => p.startsWith('v1='))
+      .map((p) => p.slice(3));
+  const v1Of = (r: { headers: Record<string, unknown>; body: string }, secret: string) =>
+    createHmac('sha256', secret)
+      .update(`${/t=(\d+)/.exec(String(r.headers['service-signature']))![1]}.${r.body}`)
+      .digest('hex');
+  const clockPast = (ms: number, what: string) =>
+    waitUntil(async () => h.service.parts.clock.now().getTime() > ms, 20_000, what);
+
+  it("a second rotation within 24 h keeps the first one's secret signing until its own 24 h end, newest first", async () => {
+    const api = h.api(`${h.P}-EU-DE`);
+    const first = (await api.post('/v1/webhooks', { url: receiver.url('/rot2'), events: ['user.created'] }))
+      .body as { id: string; signing_secret: string };
+    const second = (await api.post(`/v1/webhooks/${first.id}/rotate_secret`)).body as {
+      signing_secret: string;
+    };
+    const firstRotatedAt = h.service.parts.clock.now().getTime();
+    // 12 h later (of this clock) the receiver's secret is rotated again, e.g. a second leak.
+    await clockPast(firstRotatedAt + 12 * 3600_000, '12 h');
+    const third = (await api.post(`/v1/webhooks/${first.id}/rotate_secret`)).body as {
+      signing_secret: string;
+    };
+    const secondRotatedAt = h.service.parts.clock.now().getTime();
+    const testEvent = async (n: number) => {
+      expect((await api.post(`/v1/webhooks/${first.id}/test`)).status).toBe(202);
+      await waitUntil(async () => receiver.received('/rot2').length === n, 10_000, `test event ${n}`);
+      return receiver.received('/rot2')[n - 1]!;
+    };
+
+    // Three secrets sign, newest first; a receiver still on the very first one verifies.
+    const during = await testEvent(1);
+    expect(v1s(during)).toEqual([
+      v1Of(during, third.signing_secret),
+      v1Of(during, second.signing_secret),
+      v1Of(during, first.signing_secret),
+    ]);
+    for (const secret of [first, second, third].map((s) => s.signing_secret))
+      expect(verifyWithStripe(during.body, during.headers['service-signature'], secret)).toBeTruthy();
+
+    // Past the first rotation's 24 h (but not the second's): the first secret stops, the others sign.
+    await clockPast(firstRotatedAt + RETRY_HORIZON_MS + 60_000, "the first rotation's 24 h");
+    expect(h.service.parts.clock.now().getTime()).toBeLessThan(secondRotatedAt + RETRY_HORIZON_MS);
+    const later = await testEvent(2);
+    expect(v1s(later)).toEqual([v1Of(later, third.signing_secret), v1Of(later, second.signing_secret)]);
+    expect(
+      verifyWithStripe(later.body, later.headers['service-signature'], second.signing_secret),
+    ).toBeTruthy();
+    expect(() =>
+      verifyWithStripe(later.body, later.headers['service-signature'], first.signing_secret),
+    ).toThrow();
+
+    // Past the second rotation's 24 h: only the current secret.
+    await clockPast(secondRotatedAt + RETRY_HORIZON_MS + 60_000, "the second rotation's 24 h");
+    const last = await testEvent(3);
+    expect(v1s(last)).toEqual([v1Of(last, third.signing_secret)]);
+    expect(() =>
+      verifyWithStripe(last.body, last.headers['service-signature'], second.signing_secret),
+    ).toThrow();
+  });
+
+  it(`at most ${MAX_SIGNING_SECRETS} secrets sign at once: one more rotation within 24 h ends the oldest overlap`, async () => {
+    const api = h.api(`${h.P}-EU-DE`);
+    const created = (
+      await api.post('/v1/webhooks', { url: receiver.url('/rot-cap'), events: ['user.created'] })
+    ).body as { id: string; signing_secret: string };
+    const secrets = [created.signing_secret];
+    for (let i = 0; i < MAX_SIGNING_SECRETS; i++)
+      secrets.push(
+        ((await api.post(`/v1/webhooks/${created.id}/rotate_secret`)).body as { signing_secret: string })
+          .signing_secret,
+      );
+    await api.post(`/v1/webhooks/${created.id}/test`);
+    await waitUntil(async () => receiver.received('/rot-cap').length === 1, 10_000, 'the test event');
+    const sent = receiver.received('/rot-cap')[0]!;
+    // Newest first, the ten newest; the creation's secret (the oldest) was dropped.
+    expect(v1s(sent)).toEqual(
+      secrets
+        .slice(1)
+        .reverse()
+        .map((s) => v1Of(sent, s)),
+    );
+    expect(verifyWithStripe(sent.body, sent.headers['service-signature'], secrets[1]!)).toBeTruthy();
+    expect(() => verifyWithStripe(sent.body, sent.headers['service-signature'], secrets[0]!)).toThrow();
   });
 });

@@ -19,7 +19,11 @@ export const WebhookDeliveryAttempt = z
     error: z
       .string()
       .nullable()
-      .openapi({ description: 'Why the attempt failed (timeout, refused address, ...); null on success' }),
+      .openapi({
+        description:
+          'Why the attempt failed (timeout, refused address, ...); `not sent: ...` when no request was ' +
+          'made (then no status code or latency); null on success',
+      }),
     response_excerpt: z
       .string()
       .nullable()
@@ -37,11 +41,14 @@ export const WebhookDelivery = z
     event_type: z.string().openapi({ description: 'Event type, e.g. `order.shipped` or `webhook.test`' }),
     status: z.enum(WEBHOOK_DELIVERY_STATUSES).openapi({
       description:
-        '`pending` while attempts remain, `succeeded` on a 2xx, `failed` after 24 hours of failures',
+        '`pending` while attempts remain, `succeeded` on a 2xx, `failed` after 24 hours of failures ' +
+        '(or when those 24 hours ended while its subscription was disabled)',
     }),
     attempts: z.array(WebhookDeliveryAttempt),
     next_attempt_at: Timestamp.nullable().openapi({
-      description: 'When the next retry is due; null when none is',
+      description:
+        'When the next retry is due; null when none is. While the subscription is disabled a pending ' +
+        'delivery is held: no attempt is made until it is enabled again, then at once',
     }),
     created_at: Timestamp,
   })

@@ -25,7 +25,11 @@ export const WebhookSubscription = z
     url: z.string().openapi({ description: 'HTTPS endpoint that receives events' }),
     events: z.array(SubscribableEventType),
     description: z.string().nullable(),
-    status: z.enum(WEBHOOK_STATUSES).openapi({ description: '`enabled` after creation' }),
+    status: z.enum(WEBHOOK_STATUSES).openapi({
+      description:
+        '`enabled` after creation; `disabled`: no request is sent to the endpoint (its pending ' +
+        'deliveries wait until it is enabled again)',
+    }),
     ordering: WebhookOrdering,
     signing_secret: z.string().optional().openapi({
       description: 'Only in the responses of creation and rotate_secret; it cannot be read again',

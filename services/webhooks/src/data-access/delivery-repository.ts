@@ -205,8 +205,9 @@ export class DeliveryRepository {
 
   /**
    * Leases up to `capacity` due deliveries to `owner` for `leaseMs` (real time), at most
-   * `perSubscription` of one subscription, none of `excludeSubscriptions`, and for an ordered
-   * subscription only a resource's oldest pending delivery. The conditional UPDATE re-checks each
+   * `perSubscription` of one subscription, none of `excludeSubscriptions` nor of a disabled
+   * subscription (held until it is enabled), and for an ordered subscription only a resource's
+   * oldest pending delivery. The conditional UPDATE re-checks each
    * row under its lock, so two workers never lease the same delivery.
    */
   async claim(input: {
@@ -224,6 +225,8 @@ export class DeliveryRepository {
          WHERE d.status = 'pending' AND d.next_attempt_at <= ?
            AND (d.lease_until IS NULL OR d.lease_until < clock_timestamp())
            AND NOT (d.subscription_id = ANY(CAST(? AS text[])))
+           AND EXISTS (
+             SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.subscription_id AND s.status = 'enabled')
            AND (NOT d.ordered OR NOT EXISTS (
              SELECT 1 FROM webhook_deliveries p
              WHERE p.status = 'pending' AND p.ordered AND p.subscription_id = d.subscription_id
@@ -256,6 +259,71 @@ export class DeliveryRepository {
       ],
     );
     return result.rows;
+  }
+
+  /**
+   * Held deliveries (pending, of a disabled subscription, not leased) whose 24 h window ended by
+   * `now` turn `failed`, at most `limit` of them, each with an attempt row saying why (no request
+   * was made: no status code, no latency). The window of one never attempted runs from when it was
+   * due. `subscriptionId`: that subscription's alone. Answers the deliveries as they were before.
+   */
+  async failHeldPastHorizon(
+    input: { now: Date; horizonMs: number; error: string; limit: number; subscriptionId?: string },
+    db: Db = this.knex,
+  ): Promise<DeliveryRow[]> {
+    const cutoff = new Date(input.now.getTime() - input.horizonMs);
+    const only = input.subscriptionId === undefined ? '' : 'AND d.subscription_id = ?';
+    const onlyBinding = input.subscriptionId === undefined ? [] : [input.subscriptionId];
+    const result = await db.raw<{ rows: DeliveryRow[] }>(
+      `WITH held AS (
+         SELECT d.id FROM webhook_deliveries d
+         JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.status = 'disabled'
+         WHERE d.status = 'pending' AND d.next_attempt_at <= ? ${only}
+           AND COALESCE(d.first_attempt_at, d.next_attempt_at) <= ?
+           AND (d.lease_until IS NULL OR d.lease_until < clock_timestamp())
+         ORDER BY d.next_attempt_at, d.seq
+         LIMIT ?
+         FOR UPDATE OF d SKIP LOCKED
+       ), failed AS (
+         UPDATE webhook_deliveries d
+         SET status = 'failed', next_attempt_at = NULL, attempt_count = d.attempt_count + 1,
+             first_attempt_at = COALESCE(d.first_attempt_at, ?), updated_at = ?
+         FROM held
+         WHERE d.id = held.id AND d.status = 'pending'
+           AND (d.lease_until IS NULL OR d.lease_until < clock_timestamp())
+         RETURNING d.id
+       ), attempts AS (
+         INSERT INTO webhook_delivery_attempts (delivery_id, attempted_at, status_code, latency_ms, error, response_excerpt)
+         SELECT id, ?, NULL, NULL, ?, NULL FROM failed
+       )
+       SELECT d.* FROM webhook_deliveries d JOIN failed ON failed.id = d.id`,
+      [
+        input.now,
+        ...onlyBinding,
+        cutoff,
+        input.limit,
+        input.now,
+        input.now,
+        input.now,
+        input.error,
+      ] as Knex.RawBinding[],
+    );
+    return result.rows;
+  }
+
+  /**
+   * A subscription enabled again: its pending deliveries are due `now`, retries scheduled later
+   * included. Answers how many are pending.
+   */
+  async resumeHeld(db: Db, subscriptionId: string, now: Date): Promise<number> {
+    await db('webhook_deliveries')
+      .where({ subscription_id: subscriptionId, status: 'pending' })
+      .andWhere('next_attempt_at', '>', now)
+      .update({ next_attempt_at: now, updated_at: now });
+    const [{ count }] = (await db('webhook_deliveries')
+      .where({ subscription_id: subscriptionId, status: 'pending' })
+      .count({ count: '*' })) as [{ count: string }];
+    return Number(count);
   }
 
   /** Deletes leased deliveries that must not be sent (the account cannot see what they are about). */

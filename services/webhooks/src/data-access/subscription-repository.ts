@@ -1,5 +1,5 @@
 // webhook_subscriptions and webhook_secrets rows. Secrets are stored sealed (SecretBox); a
-// rotated-out secret keeps an `expires_at` 24 h ahead and signs until then.
+// rotated-out secret keeps an `expires_at` 24 h ahead and signs until then (each its own 24 h).
 import type { Knex } from 'knex';
 import { takeTransactionLock } from '@ordering/db';
 
@@ -62,6 +62,7 @@ export class SubscriptionRepository {
 
   /**
    * The account's subscription, locked until `trx` ends: `update` for a change of its secrets,
+   * `noKeyUpdate` for a change of its row (deliveries may still be written for it meanwhile),
    * `keyShare` for rows that point at it. A subscription deleted meanwhile is undefined (after the
    * deleting transaction ends), never a foreign-key failure later in the transaction.
    */
@@ -69,10 +70,11 @@ export class SubscriptionRepository {
     trx: Knex.Transaction,
     custId: string,
     id: string,
-    mode: 'update' | 'keyShare',
+    mode: 'update' | 'noKeyUpdate' | 'keyShare',
   ): Promise<SubscriptionRow | undefined> {
     const q = trx<SubscriptionRow>('webhook_subscriptions').where({ cust_id: custId, id });
-    return (mode === 'update' ? q.forUpdate() : q.forKeyShare()).first();
+    if (mode === 'update') return q.forUpdate().first();
+    return (mode === 'noKeyUpdate' ? q.forNoKeyUpdate() : q.forKeyShare()).first();
   }
 
   async findByIds(ids: string[]): Promise<Map<string, SubscriptionRow>> {
@@ -84,10 +86,11 @@ export class SubscriptionRepository {
     custId: string,
     id: string,
     changes: SubscriptionChanges,
+    db: Db = this.knex,
   ): Promise<SubscriptionRow | undefined> {
     const set: Record<string, unknown> = { ...changes };
-    if (Object.keys(set).length === 0) return this.find(custId, id);
-    const [row] = await this.knex<SubscriptionRow>('webhook_subscriptions')
+    if (Object.keys(set).length === 0) return this.find(custId, id, db);
+    const [row] = await db<SubscriptionRow>('webhook_subscriptions')
       .where({ cust_id: custId, id })
       .update(set)
       .returning('*');
@@ -99,8 +102,10 @@ export class SubscriptionRepository {
   }
 
   /**
-   * Makes `sealedSecret` the current secret; the one it replaces signs until `overlapUntil`, and any
-   * older rotated-out secret stops at once (at most two sign at a time).
+   * Makes `sealedSecret` the current secret; the one it replaces signs until `overlapUntil`. Every
+   * other rotated-out secret keeps its own 24 h, except that at most `maxSigning` secrets sign at
+   * once: past that, the oldest rotated-out ones stop at once. Secrets whose overlap has ended are
+   * deleted.
    */
   async rotate(
     trx: Knex.Transaction,
@@ -108,8 +113,9 @@ export class SubscriptionRepository {
     sealedSecret: string,
     now: Date,
     overlapUntil: Date,
+    maxSigning: number,
   ): Promise<void> {
-    await trx('webhook_secrets').where({ subscription_id: id }).whereNotNull('expires_at').delete();
+    await trx('webhook_secrets').where({ subscription_id: id }).andWhere('expires_at', '<=', now).delete();
     await trx('webhook_secrets')
       .where({ subscription_id: id })
       .whereNull('expires_at')
@@ -120,6 +126,20 @@ export class SubscriptionRepository {
       created_at: now,
       expires_at: null,
     });
+    const kept = trx('webhook_secrets')
+      .select('id')
+      .where({ subscription_id: id })
+      .whereNotNull('expires_at')
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(maxSigning - 1);
+    await trx('webhook_secrets')
+      .where({ subscription_id: id })
+      .whereNotNull('expires_at')
+      .whereNotIn('id', kept)
+      .delete();
   }
 
   /** Sealed secrets that sign at `now`, the current one first. */

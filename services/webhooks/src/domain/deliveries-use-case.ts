@@ -1,10 +1,12 @@
 // The deliveries of one subscription of the token's account: list (filters, newest first), one with
 // its attempts, replay one (same `Service-Delivery` id, a fresh 24 h of retries) and replay every
-// failed delivery of a time range (or count them on a dry run).
+// failed delivery of a time range (or count them on a dry run). A disabled subscription's replays
+// are refused (409 `webhook_disabled`); its dry run counts.
 import { NotFoundError } from '@ordering/errors';
 import type { DeliveryFilter, DeliveryRepository, DeliveryRow } from '../data-access/delivery-repository';
 import type { SubscriptionRepository } from '../data-access/subscription-repository';
 import type { DeliveryClock } from './delivery-clock';
+import { subscriptionDisabled } from './held-deliveries';
 
 export function deliveriesUseCase(deps: {
   subscriptions: SubscriptionRepository;
@@ -13,8 +15,14 @@ export function deliveriesUseCase(deps: {
   onDeliveryQueued?: () => void;
 }) {
   const mustOwn = async (custId: string, subscriptionId: string) => {
-    if (!(await deps.subscriptions.find(custId, subscriptionId)))
-      throw new NotFoundError('No such webhook subscription', 'id');
+    const subscription = await deps.subscriptions.find(custId, subscriptionId);
+    if (!subscription) throw new NotFoundError('No such webhook subscription', 'id');
+    return subscription;
+  };
+  /** A replay would send nothing to a disabled subscription: refused rather than queued unseen. */
+  const mustBeEnabled = async (custId: string, subscriptionId: string) => {
+    if ((await mustOwn(custId, subscriptionId)).status === 'disabled')
+      throw subscriptionDisabled('replaying its deliveries');
   };
   const withAttempts = async (rows: DeliveryRow[]) => {
     const attempts = await deps.deliveries.attemptsOf(rows.map((r) => r.id));
@@ -35,7 +43,7 @@ export function deliveriesUseCase(deps: {
     },
 
     async replay(custId: string, subscriptionId: string, deliveryId: string) {
-      await mustOwn(custId, subscriptionId);
+      await mustBeEnabled(custId, subscriptionId);
       const row = await deps.deliveries.replay(subscriptionId, deliveryId, deps.clock.now());
       if (!row) throw new NotFoundError('No such delivery', 'delivery_id');
       deps.onDeliveryQueued?.();
@@ -47,7 +55,9 @@ export function deliveriesUseCase(deps: {
       subscriptionId: string,
       range: { since: Date; until: Date; dryRun: boolean },
     ) {
-      await mustOwn(custId, subscriptionId);
+      // A dry run only counts: allowed while disabled (what enabling and replaying would send).
+      if (range.dryRun) await mustOwn(custId, subscriptionId);
+      else await mustBeEnabled(custId, subscriptionId);
       const count = await deps.deliveries.replayFailed(
         subscriptionId,
         range.since,

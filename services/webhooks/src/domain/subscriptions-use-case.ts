@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import { newEvent, newId } from '@ordering/contracts';
 import { ConflictError, InputError, NotFoundError } from '@ordering/errors';
-import type { DeliveryRepository } from '../data-access/delivery-repository';
+import type { DeliveryRepository, DeliveryRow } from '../data-access/delivery-repository';
 import type {
   SubscriptionChanges,
   SubscriptionOrdering,
@@ -14,9 +14,24 @@ import type {
 import type { UrlPolicy } from '../delivery/url-policy';
 import { UrlRefusedError } from '../delivery/url-policy';
 import type { DeliveryClock } from './delivery-clock';
+import {
+  type GivenUpLogger,
+  HELD_BATCH,
+  HELD_PAST_HORIZON_ERROR,
+  reportHeldGivenUp,
+  subscriptionDisabled,
+} from './held-deliveries';
+import { RETRY_HORIZON_MS } from './retry-schedule';
 import { type SecretBox, newSigningSecret, sealedSecretResponses } from './secret-box';
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Secrets that sign one delivery at most (the current one and up to 9 rotated out within 24 h, each
+ * a `v1` of 68 bytes in `Service-Signature`): an 11th rotation in a day ends the oldest overlap
+ * early rather than growing the header without bound.
+ */
+export const MAX_SIGNING_SECRETS = 10;
 
 const noSuchSubscription = () => new NotFoundError('No such webhook subscription', 'id');
 
@@ -43,6 +58,8 @@ export interface SubscriptionsDeps {
   clock: DeliveryClock;
   /** Called after a delivery was committed (wakes this replica's worker). */
   onDeliveryQueued?: () => void;
+  /** Where a held delivery given up when its subscription is enabled again is told. */
+  logger?: GivenUpLogger;
 }
 
 export function subscriptionsUseCase(deps: SubscriptionsDeps) {
@@ -99,12 +116,42 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
 
     get: (custId: string, id: string) => mustFind(custId, id),
 
+    /**
+     * Enabling a disabled subscription releases its held deliveries: those whose 24 h ended while it
+     * was disabled fail (as the sweep would have failed them), the others are due at once.
+     */
     async update(custId: string, id: string, changes: SubscriptionChanges): Promise<SubscriptionRow> {
       await mustFind(custId, id);
       if (changes.url !== undefined) await checkUrl(changes.url);
       const next = { ...changes, ...(changes.events ? { events: [...new Set(changes.events)] } : {}) };
-      const row = await deps.subscriptions.update(custId, id, next);
-      if (!row) throw noSuchSubscription();
+      const now = deps.clock.now();
+      const givenUp: DeliveryRow[] = [];
+      let pending = 0;
+      const row = await deps.knex.transaction(async (trx) => {
+        const before = await deps.subscriptions.findLocked(trx, custId, id, 'noKeyUpdate');
+        if (!before) throw noSuchSubscription();
+        const enabling = before.status === 'disabled' && next.status === 'enabled';
+        while (enabling) {
+          const batch = await deps.deliveries.failHeldPastHorizon(
+            {
+              now,
+              horizonMs: RETRY_HORIZON_MS,
+              error: HELD_PAST_HORIZON_ERROR,
+              limit: HELD_BATCH,
+              subscriptionId: id,
+            },
+            trx,
+          );
+          givenUp.push(...batch);
+          if (batch.length < HELD_BATCH) break;
+        }
+        const updated = await deps.subscriptions.update(custId, id, next, trx);
+        if (!updated) throw noSuchSubscription();
+        if (enabling) pending = await deps.deliveries.resumeHeld(trx, id, now);
+        return updated;
+      });
+      reportHeldGivenUp(deps.logger, givenUp);
+      if (pending > 0) deps.onDeliveryQueued?.();
       return row;
     },
 
@@ -125,13 +172,14 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
           deps.secrets.seal(secret),
           now,
           new Date(now.getTime() + SECRET_OVERLAP_MS),
+          MAX_SIGNING_SECRETS,
         );
         return found;
       });
       return { row, secret };
     },
 
-    /** Queues a `webhook.test` event for this subscription alone (even when disabled). */
+    /** Queues a `webhook.test` event for this subscription alone; a disabled one is 409 `webhook_disabled`. */
     async sendTest(custId: string, id: string) {
       const deliveryId = newId('whdel');
       const now = deps.clock.now();
@@ -139,6 +187,7 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
         // Held for the insert: a DELETE that commits meanwhile makes this a 404, not a foreign-key failure.
         const row = await deps.subscriptions.findLocked(trx, custId, id, 'keyShare');
         if (!row) throw noSuchSubscription();
+        if (row.status === 'disabled') throw subscriptionDisabled('sending it a test event');
         const event = newEvent({
           type: 'webhook.test',
           cust_id: custId,

@@ -217,7 +217,7 @@ export function webhookPages(deps: PortalDeps): Router {
           title: 'New signing secret',
           what: `Deliveries to ${s.url} are now signed with this secret.`,
           secret: s.signing_secret ?? '',
-          note: 'For 24 hours each delivery also carries a signature with the previous secret (a second v1), so your receiver can switch.',
+          note: 'For 24 hours each delivery also carries a signature with the previous secret (a second v1), so your receiver can switch; a secret rotated away earlier keeps its own 24 hours.',
           back: { href: `/webhooks/${s.id}`, label: 'Back to the subscription' },
         }),
       );

@@ -6,14 +6,20 @@
 //
 // A worker killed mid-delivery leaves its leases to expire (DELIVERY_LEASE_MS); another worker then
 // sends those deliveries again with the same `Service-Delivery` id: at least once, never lost.
+//
+// A disabled subscription's deliveries are held: never claimed, never sent (a leased one whose
+// subscription was disabled since is given back unsent), and every second a sweep fails those whose
+// 24 h window ended meanwhile (domain/held-deliveries.ts).
 import { randomUUID } from 'node:crypto';
+import { traceFields } from '@ordering/http';
 import type { EntryPoint } from '@ordering/messaging';
 import { recordDeliveryGivenUp, withWebhookAttemptSpan } from '@ordering/telemetry';
 import type { AttemptOutcome, DeliveryRepository, DeliveryRow } from '../../data-access/delivery-repository';
 import type { SubscriptionRepository, SubscriptionRow } from '../../data-access/subscription-repository';
 import type { HttpSender } from '../../delivery/http-sender';
 import type { DeliveryClock } from '../../domain/delivery-clock';
-import { nextAttemptAt, retryAfterMs } from '../../domain/retry-schedule';
+import { HELD_BATCH, HELD_PAST_HORIZON_ERROR, reportHeldGivenUp } from '../../domain/held-deliveries';
+import { RETRY_HORIZON_MS, nextAttemptAt, retryAfterMs } from '../../domain/retry-schedule';
 import type { SecretBox } from '../../domain/secret-box';
 import { signatureHeader } from '../../domain/signature';
 
@@ -44,12 +50,35 @@ export interface DeliveryWorkerOptions {
   name?: string;
 }
 
+/** What one attempt came to: the receiver's answer, or why none came. */
+interface AttemptResult {
+  ok: boolean;
+  /** The answer's status (null: none), as the attempt span reads it. */
+  status: number | null;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseExcerpt: string | null;
+  retryAfter?: string;
+}
+
 interface Queued {
   row: DeliveryRow;
   subscription: SubscriptionRow;
   secrets: string[];
+  /** When `subscription` was read (real time). */
+  readAt: number;
   leaseEndsAt: number;
 }
+
+/** How often (real time) each worker fails the held deliveries whose 24 h ended. */
+export const HELD_SWEEP_MS = 1000;
+
+/**
+ * A delivery that waited this long (real time) in its subscription's queue re-reads the
+ * subscription before it is sent: one disabled (or changed) meanwhile is not sent to.
+ */
+const RECHECK_AFTER_MS = 50;
 
 export class DeliveryWorker implements EntryPoint {
   readonly name: string;
@@ -66,6 +95,7 @@ export class DeliveryWorker implements EntryPoint {
   private readonly sends = new Set<Promise<void>>();
   private outcomes: AttemptOutcome[] = [];
   private flushing: Promise<void> | undefined;
+  private nextSweepAt = 0;
 
   constructor(private readonly o: DeliveryWorkerOptions) {
     this.name = o.name ?? 'delivery-worker';
@@ -109,6 +139,7 @@ export class DeliveryWorker implements EntryPoint {
 
   private async run(): Promise<void> {
     while (this.running) {
+      if (Date.now() >= this.nextSweepAt) await this.sweepHeld();
       let claimedFull: boolean;
       try {
         claimedFull = await this.claim();
@@ -140,6 +171,26 @@ export class DeliveryWorker implements EntryPoint {
     });
   }
 
+  /**
+   * Fails the held deliveries (of disabled subscriptions) whose 24 h window ended; comes back at
+   * once while there are more than one statement takes.
+   */
+  private async sweepHeld(): Promise<void> {
+    this.nextSweepAt = Date.now() + HELD_SWEEP_MS;
+    try {
+      const failed = await this.o.deliveries.failHeldPastHorizon({
+        now: this.o.clock.now(),
+        horizonMs: RETRY_HORIZON_MS,
+        error: HELD_PAST_HORIZON_ERROR,
+        limit: HELD_BATCH,
+      });
+      reportHeldGivenUp(this.o.logger, failed);
+      if (failed.length === HELD_BATCH) this.nextSweepAt = 0;
+    } catch (err) {
+      this.o.logger.warn({ err }, 'failing the held deliveries past their 24 h failed; retrying');
+    }
+  }
+
   /** Leases what fits; true when it filled the free capacity (more may be due). */
   private async claim(): Promise<boolean> {
     const capacity = this.o.concurrency - this.inFlight - this.queued;
@@ -162,25 +213,34 @@ export class DeliveryWorker implements EntryPoint {
       this.o.subscriptions.findByIds(subscriptionIds),
       this.o.subscriptions.activeSecrets(subscriptionIds, this.o.clock.now()),
     ]);
+    const readAt = Date.now();
     const opened = this.openSecrets(secrets);
-    let unsigned = 0;
+    const unsigned: Promise<unknown>[] = [];
+    const held: string[] = [];
     for (const row of rows) {
       const subscription = subscriptions.get(row.subscription_id);
       if (!subscription) continue; // deleted meanwhile: its deliveries went with it
+      if (subscription.status === 'disabled') {
+        held.push(row.id); // disabled since it was claimed: given back, not sent
+        continue;
+      }
       const signing = opened.get(row.subscription_id) ?? [];
       if (signing instanceof Error) {
         // Never sent unsigned; a failed attempt of its own, so the rest of the batch goes out.
-        this.recordOutcome(row, this.notSent(row, signing.message));
-        unsigned++;
+        unsigned.push(this.notSent(row, subscription, signing.message));
         continue;
       }
       const queue = this.queues.get(row.subscription_id) ?? [];
-      queue.push({ row, subscription, secrets: signing, leaseEndsAt: claimedAt + this.o.leaseMs });
+      queue.push({ row, subscription, secrets: signing, readAt, leaseEndsAt: claimedAt + this.o.leaseMs });
       this.queues.set(row.subscription_id, queue);
       this.queued++;
     }
     for (const id of subscriptionIds) this.pump(id);
-    if (unsigned > 0) await this.flush();
+    if (held.length > 0) await this.giveBack(held);
+    if (unsigned.length > 0) {
+      await Promise.all(unsigned);
+      await this.flush();
+    }
     return rows.length >= capacity;
   }
 
@@ -231,14 +291,41 @@ export class DeliveryWorker implements EntryPoint {
     if (queue && queue.length === 0) this.queues.delete(subscriptionId);
   }
 
+  /** Gives leased deliveries back unsent (their subscription is disabled). */
+  private async giveBack(ids: string[]): Promise<void> {
+    await this.o.deliveries.release(this.owner, ids).catch((err: unknown) => {
+      // The lease then runs out by itself; nothing was sent.
+      this.o.logger.warn({ err, deliveries: ids.length }, 'giving deliveries back failed');
+    });
+  }
+
+  /** The subscription as it is now for a delivery that waited for a slot; undefined if it went. */
+  private async current(item: Queued): Promise<SubscriptionRow | undefined> {
+    if (Date.now() - item.readAt <= RECHECK_AFTER_MS) return item.subscription;
+    return (await this.o.subscriptions.findByIds([item.row.subscription_id])).get(item.row.subscription_id);
+  }
+
   private async deliver(item: Queued): Promise<void> {
-    const { row, subscription } = item;
+    const { row } = item;
+    let subscription: SubscriptionRow | undefined;
+    try {
+      subscription = await this.current(item);
+    } catch (err) {
+      this.o.logger.warn({ err, delivery_id: row.id }, 'reading a subscription failed; its delivery waits');
+      await this.giveBack([row.id]);
+      return;
+    }
+    if (!subscription) return; // deleted meanwhile: its deliveries went with it
+    if (subscription.status === 'disabled') {
+      await this.giveBack([row.id]);
+      return;
+    }
     let body: string | null;
     try {
       body = this.o.bodyFor ? await this.o.bodyFor(row, subscription) : JSON.stringify(row.event);
     } catch (err) {
       // What the event carries could not be read (e.g. the catalog is down): a failed attempt, retried.
-      this.recordOutcome(row, this.notSent(row, (err as Error).message));
+      await this.notSent(row, subscription, (err as Error).message);
       await this.flush();
       return;
     }
@@ -251,8 +338,33 @@ export class DeliveryWorker implements EntryPoint {
     }
     const sendBody = body;
     const timestamp = Math.floor(Date.now() / 1000);
-    // A span in the trace of the event (kept with the delivery) and the attempt metrics.
-    const result = await withWebhookAttemptSpan(
+    await this.inAttemptSpan(row, subscription, async () => {
+      const sent = await this.o.sender.send({
+        url: subscription.url,
+        body: sendBody,
+        headers: {
+          'Content-Type': 'application/json',
+          'Service-Event': row.event_type,
+          'Service-Delivery': row.id,
+          'Service-Signature': signatureHeader(sendBody, item.secrets, timestamp),
+        },
+      });
+      return { ...sent, status: sent.statusCode };
+    });
+    await this.flush();
+  }
+
+  /**
+   * One attempt in its span (a child of the event's trace, kept with the delivery) with the attempt
+   * metrics; its outcome is queued, and logged, inside that span, so the log line carries the
+   * attempt's `trace_id` and `span_id` as every line logged in a request's span does.
+   */
+  private inAttemptSpan(
+    row: DeliveryRow,
+    subscription: SubscriptionRow,
+    attempt: () => Promise<AttemptResult>,
+  ): Promise<AttemptResult> {
+    return withWebhookAttemptSpan(
       {
         deliveryId: row.id,
         eventId: row.event_id,
@@ -263,21 +375,11 @@ export class DeliveryWorker implements EntryPoint {
         ...(row.trace_context ? { traceHeaders: row.trace_context } : {}),
       },
       async () => {
-        const sent = await this.o.sender.send({
-          url: subscription.url,
-          body: sendBody,
-          headers: {
-            'Content-Type': 'application/json',
-            'Service-Event': row.event_type,
-            'Service-Delivery': row.id,
-            'Service-Signature': signatureHeader(sendBody, item.secrets, timestamp),
-          },
-        });
-        return { ...sent, status: sent.statusCode };
+        const result = await attempt();
+        this.recordOutcome(row, this.outcomeOf(row, result));
+        return result;
       },
     );
-    this.recordOutcome(row, this.outcomeOf(row, result));
-    await this.flush();
   }
 
   /**
@@ -288,7 +390,9 @@ export class DeliveryWorker implements EntryPoint {
   private recordOutcome(row: DeliveryRow, outcome: AttemptOutcome): void {
     this.outcomes.push(outcome);
     if (outcome.status === 'succeeded') return;
+    // The attempt's span adds trace_id and span_id (the logger's mixin); without tracing, the event's trace id.
     const traceId = row.trace_context?.traceparent?.split('-')[1];
+    const untraced = Object.keys(traceFields()).length === 0;
     const fields = {
       delivery_id: row.id,
       subscription_id: row.subscription_id,
@@ -298,7 +402,7 @@ export class DeliveryWorker implements EntryPoint {
       status_code: outcome.attempt.status_code,
       error: outcome.attempt.error,
       next_attempt_at: outcome.nextAttemptAt?.toISOString() ?? null,
-      ...(traceId ? { trace_id: traceId } : {}),
+      ...(traceId && untraced ? { trace_id: traceId } : {}),
     };
     if (outcome.status === 'failed') {
       recordDeliveryGivenUp({ eventType: row.event_type });
@@ -309,27 +413,18 @@ export class DeliveryWorker implements EntryPoint {
   }
 
   /** A failed attempt that sent nothing (retried like any failure), saying why. */
-  private notSent(row: DeliveryRow, why: string): AttemptOutcome {
-    return this.outcomeOf(row, {
+  private notSent(row: DeliveryRow, subscription: SubscriptionRow, why: string): Promise<AttemptResult> {
+    return this.inAttemptSpan(row, subscription, async () => ({
       ok: false,
+      status: null,
       statusCode: null,
       latencyMs: 0,
       error: `not sent: ${why}`,
       responseExcerpt: null,
-    });
+    }));
   }
 
-  private outcomeOf(
-    row: DeliveryRow,
-    result: {
-      ok: boolean;
-      statusCode: number | null;
-      latencyMs: number;
-      error: string | null;
-      responseExcerpt: string | null;
-      retryAfter?: string;
-    },
-  ): AttemptOutcome {
+  private outcomeOf(row: DeliveryRow, result: AttemptResult): AttemptOutcome {
     const now = this.o.clock.now();
     const attempt = {
       delivery_id: row.id,

@@ -53,6 +53,7 @@ legend { font-weight: 600; padding: 0 .25rem; }
 .flash { padding: .75rem 1rem; border-radius: 6px; border: 1px solid; }
 .flash-success { color: var(--ok); background: #dafbe1; }
 .flash-error, .form-error { color: var(--bad); background: #ffebe9; padding: .75rem 1rem; border-radius: 6px; border: 1px solid; }
+.notice { background: #fff8c5; padding: .75rem 1rem; border-radius: 6px; border: 1px solid #d4a72c; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; word-break: break-word; }
 pre { white-space: pre-wrap; word-break: break-all; background: var(--soft); padding: .5rem; border-radius: 6px; margin: 0; }

@@ -8,6 +8,7 @@ import {
 } from '@ordering/contracts';
 import { html, type Html } from './html';
 import { csrfField, formError, formatTime, page, type PageUser } from './layout';
+import { disabledNote } from './webhook-views';
 
 export interface DeliveryFilters {
   status?: string | undefined;
@@ -21,6 +22,12 @@ const deliveryBadge = (status: string) =>
     class="badge ${status === 'succeeded' ? 'badge-ok' : status === 'failed' ? 'badge-bad' : 'badge-warn'}"
     >${status}</span
   >`;
+
+/** When a delivery is tried next: a pending one of a disabled subscription is held, whatever its time. */
+function nextAttempt(s: WebhookSubscription, d: WebhookDelivery): Html | string {
+  if (d.status === 'pending' && s.status === 'disabled') return html`held: the subscription is disabled`;
+  return formatTime(d.next_attempt_at);
+}
 
 /** `2026-11-24T01:02` (a datetime-local value, UTC) from an ISO time, or ''. */
 export function toLocalInput(iso: string | undefined): string {
@@ -66,7 +73,7 @@ export function deliveriesPage(options: {
         <td>${deliveryBadge(d.status)}</td>
         <td>${d.attempts.length}</td>
         <td>${formatTime(d.created_at)}</td>
-        <td>${formatTime(d.next_attempt_at)}</td>
+        <td>${nextAttempt(s, d)}</td>
       </tr>`,
   );
   return page({
@@ -76,7 +83,7 @@ export function deliveriesPage(options: {
     flash: options.flash,
     body: html`<p><a href="/webhooks/${s.id}">← Subscription</a></p>
       <h1>Deliveries to <code>${s.url}</code></h1>
-      ${formError(options.error)}
+      ${s.status === 'disabled' ? disabledNote() : ''} ${formError(options.error)}
       <form method="get" action="/webhooks/${s.id}/deliveries" class="filters" aria-label="Filter deliveries">
         ${select('status', 'Status', WEBHOOK_DELIVERY_STATUSES, f.status)}
         ${select('event_type', 'Event type', ALL_EVENT_TYPES, f.event_type)}
@@ -100,7 +107,13 @@ export function deliveriesPage(options: {
         </div>
         <div><button type="submit">Filter</button></div>
       </form>
-      <p class="actions"><a href="/webhooks/${s.id}/replay">Replay failed deliveries of a time range</a></p>
+      ${
+        s.status === 'enabled'
+          ? html`<p class="actions">
+              <a href="/webhooks/${s.id}/replay">Replay failed deliveries of a time range</a>
+            </p>`
+          : ''
+      }
       ${
         options.deliveries.length === 0
           ? html`<p>No deliveries match.</p>`
@@ -159,13 +172,17 @@ export function deliveryPage(options: {
         <dt>Created</dt>
         <dd>${formatTime(d.created_at)}</dd>
         <dt>Next attempt</dt>
-        <dd>${formatTime(d.next_attempt_at)}</dd>
+        <dd>${nextAttempt(s, d)}</dd>
       </dl>
-      <form method="post" action="/webhooks/${s.id}/deliveries/${d.id}/replay" class="actions">
-        ${csrfField(options.user.csrfToken)}
-        <button type="submit">Replay this delivery</button>
-        <span class="hint">Sent again with the same <code>Service-Delivery</code> id.</span>
-      </form>
+      ${
+        s.status === 'disabled'
+          ? disabledNote()
+          : html`<form method="post" action="/webhooks/${s.id}/deliveries/${d.id}/replay" class="actions">
+              ${csrfField(options.user.csrfToken)}
+              <button type="submit">Replay this delivery</button>
+              <span class="hint">Sent again with the same <code>Service-Delivery</code> id.</span>
+            </form>`
+      }
       <h2>Attempts</h2>
       ${
         d.attempts.length === 0
@@ -210,6 +227,7 @@ export function replayPage(options: {
     section: 'webhooks',
     body: html`<p><a href="/webhooks/${s.id}/deliveries">← Deliveries</a></p>
       <h1>Replay failed deliveries</h1>
+      ${s.status === 'disabled' ? disabledNote() : ''}
       <p>
         Every <em>failed</em> delivery to <code>${s.url}</code> created in the range is sent again. First
         count them.
@@ -241,7 +259,7 @@ export function replayPage(options: {
                   : ''
               }
               ${
-                options.count > 0
+                options.count > 0 && s.status === 'enabled'
                   ? html`<form method="post" action="/webhooks/${s.id}/replay">
                       ${csrf}<input type="hidden" name="dry_run" value="false" />
                       <input type="hidden" name="since" value="${options.since}" />

@@ -165,7 +165,7 @@ export function webhookFormPage(options: {
                     value="disabled"
                     ${values.status === 'disabled' ? html`checked` : ''}
                   />
-                  Disabled: nothing is delivered</label
+                  Disabled: nothing is sent; pending deliveries wait until it is enabled</label
                 >
               </fieldset>`
             : ''
@@ -176,6 +176,18 @@ export function webhookFormPage(options: {
         </p>
       </form>`,
   });
+}
+
+/**
+ * What a disabled subscription means for its deliveries (the webhooks service's README, "Disabled
+ * subscriptions"), on every page about it.
+ */
+export function disabledNote(): Html {
+  return html`<p class="notice" role="note">
+    <strong>Disabled:</strong> nothing is sent to this endpoint. Pending deliveries are held (no attempt) and
+    go out as soon as it is enabled again; one whose 24 hours of retries end meanwhile fails. Test events and
+    replays need it enabled.
+  </p>`;
 }
 
 export function webhookPage(options: {
@@ -210,12 +222,17 @@ export function webhookPage(options: {
         <dt>Created</dt>
         <dd>${formatTime(s.created_at)}</dd>
       </dl>
+      ${s.status === 'disabled' ? disabledNote() : ''}
       <div class="actions">
         <a class="button" href="/webhooks/${s.id}/deliveries">Deliveries</a>
         <a class="button secondary" href="/webhooks/${s.id}/edit">Edit</a>
-        <form method="post" action="/webhooks/${s.id}/test" class="inline">
-          ${csrf}<button type="submit" class="secondary">Send a test event</button>
-        </form>
+        ${
+          s.status === 'enabled'
+            ? html`<form method="post" action="/webhooks/${s.id}/test" class="inline">
+                ${csrf}<button type="submit" class="secondary">Send a test event</button>
+              </form>`
+            : ''
+        }
         <form method="post" action="/webhooks/${s.id}" class="inline">
           ${csrf}<input
             type="hidden"
@@ -228,7 +245,11 @@ export function webhookPage(options: {
         <form method="post" action="/webhooks/${s.id}/rotate-secret" class="inline">
           ${csrf}<button type="submit" class="secondary">Rotate signing secret</button>
         </form>
-        <a class="button secondary" href="/webhooks/${s.id}/replay">Replay failed deliveries</a>
+        ${
+          s.status === 'enabled'
+            ? html`<a class="button secondary" href="/webhooks/${s.id}/replay">Replay failed deliveries</a>`
+            : ''
+        }
         <a class="button danger" href="/webhooks/${s.id}/delete">Delete</a>
       </div>`,
   });

@@ -1,0 +1,47 @@
+// A disabled subscription's deliveries are held (README "Disabled subscriptions"): the worker makes
+// no request for them; they stay pending, with no attempt, until the subscription is enabled again
+// (then they are due at once). One whose 24 h window ends while it is held turns `failed`, as it
+// would have after its last retry, with an attempt row saying why (no request was made).
+import { ConflictError } from '@ordering/errors';
+import { recordDeliveryGivenUp } from '@ordering/telemetry';
+import type { DeliveryRow } from '../data-access/delivery-repository';
+
+export const HELD_PAST_HORIZON_ERROR =
+  'not sent: the subscription was disabled when the 24 h of retries of this delivery ended';
+
+/** How many held deliveries one statement fails at most (a sweep repeats while there are more). */
+export const HELD_BATCH = 500;
+
+/** A test event or a replay asked of a disabled subscription: nothing would be sent. */
+export function subscriptionDisabled(what: string): ConflictError {
+  return new ConflictError(
+    'webhook_disabled',
+    `This webhook subscription is disabled, so nothing is sent to it: enable it (status "enabled") before ${what}`,
+  );
+}
+
+export interface GivenUpLogger {
+  warn(obj: object, msg?: string): void;
+}
+
+/** Tells on-call, as for any delivery given up: a warning and the given-up metric. */
+export function reportHeldGivenUp(logger: GivenUpLogger | undefined, rows: DeliveryRow[]): void {
+  for (const row of rows) {
+    recordDeliveryGivenUp({ eventType: row.event_type });
+    const traceId = row.trace_context?.traceparent?.split('-')[1];
+    logger?.warn(
+      {
+        delivery_id: row.id,
+        subscription_id: row.subscription_id,
+        event_id: row.event_id,
+        event_type: row.event_type,
+        attempt: row.attempt_count + 1,
+        status_code: null,
+        error: HELD_PAST_HORIZON_ERROR,
+        next_attempt_at: null,
+        ...(traceId ? { trace_id: traceId } : {}),
+      },
+      'webhook delivery failed for good: its retries are over',
+    );
+  }
+}
