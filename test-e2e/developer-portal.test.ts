@@ -311,9 +311,10 @@ describe('developer portal: webhook subscriptions and their deliveries', () => {
       await expect(page.getByText('ERP inbox, orders only').count()).resolves.toBe(1);
       await page.getByRole('button', { name: 'Disable' }).click();
       await expect(page.getByRole('status').textContent()).resolves.toMatch(/disabled/);
-      // Disabled: nothing is sent, so the page says so and offers no test event or replay.
-      await expect(page.getByRole('note').textContent()).resolves.toMatch(/nothing is sent to this endpoint/);
-      await expect(page.getByRole('button', { name: 'Send a test event' }).count()).resolves.toBe(0);
+      // Disabled: no event is sent, so the page says so and offers no replay; a test still can be.
+      await expect(page.getByRole('note').textContent()).resolves.toMatch(/no event is sent to this endpoint/);
+      await expect(page.getByRole('button', { name: 'Send a test event' }).count()).resolves.toBe(1);
+      await expect(page.getByRole('link', { name: 'Replay failed deliveries' }).count()).resolves.toBe(0);
       await checkPage(page, '19-webhook-disabled');
       await page.getByRole('button', { name: 'Rotate signing secret' }).click();
       const rotated = await page.getByLabel('New secret').inputValue();

@@ -475,14 +475,14 @@ describe('responses', () => {
       'POST /v1/approvals/{approval_id}/reject',
       'POST /v1/oauth_clients/{id}/rotate_secret',
       'POST /v1/webhooks',
-      'POST /v1/webhooks/{id}/test',
       'POST /v1/webhooks/{id}/replay',
       'POST /v1/webhooks/{id}/deliveries/{delivery_id}/replay',
     ]);
-    // Nothing is sent to a disabled subscription: its test event and replays are refused.
-    expect(deref(operation('POST', '/v1/webhooks/{id}/test').responses['409']).description).toContain(
+    // No event is sent to a disabled subscription: its replays are refused (a test event still goes).
+    expect(deref(operation('POST', '/v1/webhooks/{id}/replay').responses['409']).description).toContain(
       'webhook_disabled',
     );
+    expect(operation('POST', '/v1/webhooks/{id}/test').responses['409']).toBeUndefined();
   });
 
   it('response headers: X-Request-Id, traceresponse and the rate-limit headers everywhere, Retry-After on 429, WWW-Authenticate on 401, Idempotent-Replayed on creations', () => {

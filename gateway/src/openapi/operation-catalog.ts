@@ -299,10 +299,9 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     operationId: 'testWebhookSubscription',
     tag: 'Webhooks',
     description:
-      'Delivers an event of type `webhook.test` to this subscription alone. A disabled subscription is ' +
-      '`webhook_disabled` (nothing is sent to it).',
+      'Delivers an event of type `webhook.test` to this subscription alone, also while it is disabled ' +
+      '(an endpoint can be checked before it is enabled; its events stay held until then).',
     body: NO_PARAMETERS,
-    conflicts: ['webhook_disabled'],
     success: { status: 202, description: 'The delivery of the test event, queued', schema: WebhookDelivery },
   },
   'GET /v1/webhooks/{id}/deliveries': {

@@ -1,6 +1,7 @@
 // The pages of a disabled subscription: they say that nothing is sent and that its pending deliveries
-// are held (not "next attempt" at a time long past), and offer neither a test event nor a replay,
-// which the API refuses (409 webhook_disabled); one posted anyway shows the API's reason.
+// are held (not "next attempt" at a time long past), and offer no replay, which the API refuses (409
+// webhook_disabled; one posted anyway shows the API's reason), but still a test event (an endpoint
+// is checked before it is enabled).
 // The portal runs in-process on the real Redis; the gateway is a local HTTP server.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -46,7 +47,7 @@ const disabledError = {
     type: 'invalid_request',
     code: 'webhook_disabled',
     message:
-      'This webhook subscription is disabled, so nothing is sent to it: enable it (status "enabled") before sending it a test event',
+      'This webhook subscription is disabled, so nothing is sent to it: enable it (status "enabled") before replaying its deliveries',
   },
 };
 
@@ -58,7 +59,7 @@ beforeAll(async () => {
       const answers: Record<string, [number, unknown]> = {
         'GET /v1/webhooks/we_1': [200, subscription],
         'GET /v1/webhooks/we_1/deliveries/whdel_1': [200, pending],
-        'POST /v1/webhooks/we_1/test': [409, disabledError],
+        'POST /v1/webhooks/we_1/deliveries/whdel_1/replay': [409, disabledError],
       };
       const key = `${req.method} ${req.url?.split('?')[0]}`;
       if (key === 'GET /v1/webhooks/we_1/deliveries') {
@@ -99,11 +100,11 @@ async function get(path: string): Promise<string> {
   return res.text();
 }
 
-it('the subscription page says nothing is sent and offers no test event or replay', async () => {
+it('the subscription page says nothing is sent and offers a test event but no replay', async () => {
   const page = await get('/webhooks/we_1');
-  expect(page).toContain('nothing is sent to this endpoint');
+  expect(page).toContain('no event is sent to this endpoint');
   expect(page).toMatch(/<button[^>]*>\s*Enable\s*<\/button>/);
-  expect(page).not.toContain('Send a test event');
+  expect(page).toContain('Send a test event');
   expect(page).not.toContain('Replay failed deliveries');
 });
 
@@ -119,9 +120,9 @@ it('a pending delivery of a disabled subscription is shown held, not due at a ti
   }
 });
 
-it('a test event posted anyway shows the reason the API refused it', async () => {
+it('a replay posted anyway shows the reason the API refused it', async () => {
   const cookie = `portal_session=${await store.sessions.create(adminSession({ csrfToken }))}`;
-  const res = await fetch(`${portal.url}/webhooks/we_1/test`, {
+  const res = await fetch(`${portal.url}/webhooks/we_1/deliveries/whdel_1/replay`, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },

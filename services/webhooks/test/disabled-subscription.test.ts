@@ -1,7 +1,8 @@
 // A disabled subscription gets no request at all: its deliveries already queued or waiting for a
 // retry are held (pending, no attempt) and go out soon after it is enabled again; one whose 24 h
-// window ends while it is held turns `failed` (and can be replayed once it is enabled). A test event
-// or a replay of a disabled subscription is 409 `webhook_disabled`. On a clock 20,000 times faster
+// window ends while it is held turns `failed` (and can be replayed once it is enabled). A replay of
+// a disabled subscription is 409 `webhook_disabled`; a test event still goes (it checks an endpoint
+// before it is enabled). On a clock 20,000 times faster
 // than real time (24 h = 4.3 s, 30 s = 1.5 ms).
 import { createLogger } from '@ordering/http';
 import { waitUntil } from '@ordering/testing';
@@ -155,11 +156,10 @@ it('a held delivery whose 24 h end while the subscription is disabled turns fail
     }),
   );
 
-  // Nothing is sent while disabled: a replay or a test event is refused, saying why.
+  // No event is sent while disabled: a replay is refused, saying why.
   const refusals = [
     await s.api.post(`/v1/webhooks/${s.sub.id}/deliveries/${first!.id}/replay`),
     await s.api.post(`/v1/webhooks/${s.sub.id}/replay`, { since }),
-    await s.api.post(`/v1/webhooks/${s.sub.id}/test`),
   ];
   for (const res of refusals) {
     expect(res.status).toBe(409);
@@ -189,5 +189,22 @@ it('a held delivery whose 24 h end while the subscription is disabled turns fail
     'user.created',
     'user.created',
     'user.deactivated',
+  ]);
+});
+
+it('a test event still reaches a disabled subscription (an endpoint is checked before it is enabled); its events stay held', async () => {
+  const api = h.api(h.P);
+  const sub = (
+    await api.post('/v1/webhooks', { url: receiver.url('/disabled-test'), events: ['user.created'] })
+  ).body as { id: string };
+  expect((await api.patch(`/v1/webhooks/${sub.id}`, { status: 'disabled' })).status).toBe(200);
+  await h.publishUserEvent(h.P, 'user.created', 'held-while-testing');
+  const test = await api.post(`/v1/webhooks/${sub.id}/test`);
+  expect(test.status).toBe(202);
+  await waitUntil(async () => receiver.received('/disabled-test').length === 1, 10_000, 'the test event');
+  expect(receiver.received('/disabled-test')[0]!.headers['service-event']).toBe('webhook.test');
+  await sleep(300);
+  expect(receiver.received('/disabled-test').map((r) => r.headers['service-event'])).toEqual([
+    'webhook.test',
   ]);
 });

@@ -206,7 +206,7 @@ export class DeliveryRepository {
   /**
    * Leases up to `capacity` due deliveries to `owner` for `leaseMs` (real time), at most
    * `perSubscription` of one subscription, none of `excludeSubscriptions` nor of a disabled
-   * subscription (held until it is enabled), and for an ordered subscription only a resource's
+   * subscription (held until it is enabled; its `webhook.test` deliveries excepted), and for an ordered subscription only a resource's
    * oldest pending delivery. The conditional UPDATE re-checks each
    * row under its lock, so two workers never lease the same delivery.
    */
@@ -226,7 +226,8 @@ export class DeliveryRepository {
            AND (d.lease_until IS NULL OR d.lease_until < clock_timestamp())
            AND NOT (d.subscription_id = ANY(CAST(? AS text[])))
            AND EXISTS (
-             SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.subscription_id AND s.status = 'enabled')
+             SELECT 1 FROM webhook_subscriptions s
+             WHERE s.id = d.subscription_id AND (s.status = 'enabled' OR d.event_type = 'webhook.test'))
            AND (NOT d.ordered OR NOT EXISTS (
              SELECT 1 FROM webhook_deliveries p
              WHERE p.status = 'pending' AND p.ordered AND p.subscription_id = d.subscription_id
@@ -278,7 +279,7 @@ export class DeliveryRepository {
       `WITH held AS (
          SELECT d.id FROM webhook_deliveries d
          JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.status = 'disabled'
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ? ${only}
+         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND d.event_type <> 'webhook.test' ${only}
            AND COALESCE(d.first_attempt_at, d.next_attempt_at) <= ?
            AND (d.lease_until IS NULL OR d.lease_until < clock_timestamp())
          ORDER BY d.next_attempt_at, d.seq

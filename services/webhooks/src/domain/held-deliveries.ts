@@ -1,7 +1,8 @@
 // A disabled subscription's deliveries are held (README "Disabled subscriptions"): the worker makes
 // no request for them; they stay pending, with no attempt, until the subscription is enabled again
 // (then they are due at once). One whose 24 h window ends while it is held turns `failed`, as it
-// would have after its last retry, with an attempt row saying why (no request was made).
+// would have after its last retry, with an attempt row saying why (no request was made). A
+// `webhook.test` delivery is never held: testing an endpoint before enabling it is what it is for.
 import { ConflictError } from '@ordering/errors';
 import { recordDeliveryGivenUp } from '@ordering/telemetry';
 import type { DeliveryRow } from '../data-access/delivery-repository';
@@ -12,7 +13,15 @@ export const HELD_PAST_HORIZON_ERROR =
 /** How many held deliveries one statement fails at most (a sweep repeats while there are more). */
 export const HELD_BATCH = 500;
 
-/** A test event or a replay asked of a disabled subscription: nothing would be sent. */
+/** The event type whose deliveries go out while their subscription is disabled. */
+export const UNHELD_EVENT_TYPE = 'webhook.test';
+
+/** Whether `row` waits (its subscription is disabled and it is not a test event). */
+export function isHeld(subscription: { status: string }, row: { event_type: string }): boolean {
+  return subscription.status === 'disabled' && row.event_type !== UNHELD_EVENT_TYPE;
+}
+
+/** A replay asked of a disabled subscription: nothing would be sent. */
 export function subscriptionDisabled(what: string): ConflictError {
   return new ConflictError(
     'webhook_disabled',

@@ -19,7 +19,6 @@ import {
   HELD_BATCH,
   HELD_PAST_HORIZON_ERROR,
   reportHeldGivenUp,
-  subscriptionDisabled,
 } from './held-deliveries';
 import { RETRY_HORIZON_MS } from './retry-schedule';
 import { type SecretBox, newSigningSecret, sealedSecretResponses } from './secret-box';
@@ -179,7 +178,10 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
       return { row, secret };
     },
 
-    /** Queues a `webhook.test` event for this subscription alone; a disabled one is 409 `webhook_disabled`. */
+    /**
+     * Queues a `webhook.test` event for this subscription alone, also when it is disabled (a test
+     * is how an endpoint is checked before it is enabled; events stay held until then).
+     */
     async sendTest(custId: string, id: string) {
       const deliveryId = newId('whdel');
       const now = deps.clock.now();
@@ -187,7 +189,6 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
         // Held for the insert: a DELETE that commits meanwhile makes this a 404, not a foreign-key failure.
         const row = await deps.subscriptions.findLocked(trx, custId, id, 'keyShare');
         if (!row) throw noSuchSubscription();
-        if (row.status === 'disabled') throw subscriptionDisabled('sending it a test event');
         const event = newEvent({
           type: 'webhook.test',
           cust_id: custId,

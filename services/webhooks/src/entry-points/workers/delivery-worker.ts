@@ -9,7 +9,8 @@
 //
 // A disabled subscription's deliveries are held: never claimed, never sent (a leased one whose
 // subscription was disabled since is given back unsent), and every second a sweep fails those whose
-// 24 h window ended meanwhile (domain/held-deliveries.ts).
+// 24 h window ended meanwhile (domain/held-deliveries.ts). Its `webhook.test` deliveries alone go
+// out (a test checks an endpoint before it is enabled).
 import { randomUUID } from 'node:crypto';
 import { traceFields } from '@ordering/http';
 import type { EntryPoint } from '@ordering/messaging';
@@ -18,7 +19,7 @@ import type { AttemptOutcome, DeliveryRepository, DeliveryRow } from '../../data
 import type { SubscriptionRepository, SubscriptionRow } from '../../data-access/subscription-repository';
 import type { HttpSender } from '../../delivery/http-sender';
 import type { DeliveryClock } from '../../domain/delivery-clock';
-import { HELD_BATCH, HELD_PAST_HORIZON_ERROR, reportHeldGivenUp } from '../../domain/held-deliveries';
+import { HELD_BATCH, HELD_PAST_HORIZON_ERROR, isHeld, reportHeldGivenUp } from '../../domain/held-deliveries';
 import { RETRY_HORIZON_MS, nextAttemptAt, retryAfterMs } from '../../domain/retry-schedule';
 import type { SecretBox } from '../../domain/secret-box';
 import { signatureHeader } from '../../domain/signature';
@@ -220,7 +221,7 @@ export class DeliveryWorker implements EntryPoint {
     for (const row of rows) {
       const subscription = subscriptions.get(row.subscription_id);
       if (!subscription) continue; // deleted meanwhile: its deliveries went with it
-      if (subscription.status === 'disabled') {
+      if (isHeld(subscription, row)) {
         held.push(row.id); // disabled since it was claimed: given back, not sent
         continue;
       }
@@ -316,7 +317,7 @@ export class DeliveryWorker implements EntryPoint {
       return;
     }
     if (!subscription) return; // deleted meanwhile: its deliveries went with it
-    if (subscription.status === 'disabled') {
+    if (isHeld(subscription, row)) {
       await this.giveBack([row.id]);
       return;
     }

@@ -184,9 +184,9 @@ export function webhookFormPage(options: {
  */
 export function disabledNote(): Html {
   return html`<p class="notice" role="note">
-    <strong>Disabled:</strong> nothing is sent to this endpoint. Pending deliveries are held (no attempt) and
-    go out as soon as it is enabled again; one whose 24 hours of retries end meanwhile fails. Test events and
-    replays need it enabled.
+    <strong>Disabled:</strong> no event is sent to this endpoint. Pending deliveries are held (no attempt) and
+    go out as soon as it is enabled again; one whose 24 hours of retries end meanwhile fails. Replays need it
+    enabled; a test event still goes (check the endpoint, then enable it).
   </p>`;
 }
 
@@ -226,13 +226,9 @@ export function webhookPage(options: {
       <div class="actions">
         <a class="button" href="/webhooks/${s.id}/deliveries">Deliveries</a>
         <a class="button secondary" href="/webhooks/${s.id}/edit">Edit</a>
-        ${
-          s.status === 'enabled'
-            ? html`<form method="post" action="/webhooks/${s.id}/test" class="inline">
-                ${csrf}<button type="submit" class="secondary">Send a test event</button>
-              </form>`
-            : ''
-        }
+        <form method="post" action="/webhooks/${s.id}/test" class="inline">
+          ${csrf}<button type="submit" class="secondary">Send a test event</button>
+        </form>
         <form method="post" action="/webhooks/${s.id}" class="inline">
           ${csrf}<input
             type="hidden"
