@@ -827,6 +827,50 @@ it("an integration reads any approver's queue of its tree with orders:read; a sh
   );
 });
 
+it('an approver demoted while an order waits for them: refused 403, the approval reaches the admin (order.approval.requested), who approves; the order ends approved', async () => {
+  const order = await place(big());
+  const first = await approvalFor('adam', order.id);
+  const demoted = await api('ada', 'PATCH', `/v1/users/${users.adam}`, { roles: ['shopper'] });
+  expect(demoted.status).toBe(200);
+  expect(demoted.body.roles).toEqual(['shopper']);
+  try {
+    // Adam's token still works (a shopper's scopes), but he decides nothing any more.
+    const refused = await api('adam', 'POST', `/v1/approvals/${first.id}/approve`, {});
+    expect({ status: refused.status, error: refused.body.error }).toEqual({
+      status: 403,
+      error: expect.objectContaining({ type: 'permission_error', code: 'approver_role_required' }),
+    });
+    const moved = await approvalFor('ada', order.id);
+    expect(moved).toMatchObject({ step: 1, status: 'pending', reassigned_from: users.adam });
+    expect((await api('ada', 'POST', `/v1/approvals/${moved.id}/approve`, {})).status).toBe(200);
+    const second = await approvalFor('april', order.id);
+    expect((await api('april', 'POST', `/v1/approvals/${second.id}/approve`)).status).toBe(200);
+    await statusBecomes(order.id, 'approved');
+    expect(await waitForTypes(order.id, 5)).toEqual([
+      'order.submitted',
+      'order.approval.requested',
+      'order.approval.requested',
+      'order.approval.requested',
+      'order.approved',
+    ]);
+    const requested = eventsOf(order.id).filter((e) => e.type === 'order.approval.requested');
+    expect(requested.map((e) => e.data.approval)).toEqual([
+      { id: first.id, approver: users.adam, step: 1 },
+      { id: moved.id, approver: users.ada, step: 1 },
+      { id: second.id, approver: users.april, step: 2 },
+    ]);
+    // Withdrawn from adam's queue with the reason; the role change was no webhook nor dead letter.
+    const withdrawn = await api('adam', 'GET', `/v1/approvals?approver=${users.adam}&status=withdrawn`);
+    expect((withdrawn.body.data as Json[]).find((a) => a.id === first.id)).toMatchObject({
+      reason: `${users.adam} no longer holds the approver or the admin role`,
+    });
+    expect(deadLetters.messages.filter((m) => m.key === users.adam)).toEqual([]);
+  } finally {
+    const restored = await api('ada', 'PATCH', `/v1/users/${users.adam}`, { roles: ['approver', 'shopper'] });
+    expect(restored.status).toBe(200);
+  }
+});
+
 it('the same Idempotency-Key from 20 parallel callers through the gateway gives one order', async () => {
   const key = randomUUID();
   const answers = await Promise.all(

@@ -26,6 +26,7 @@ import {
   type SharedErrorStatus,
   commonHeaders,
   conflictResponse,
+  forbiddenResponse,
   errorResponseRef,
 } from './openapi/openapi-responses';
 import {
@@ -115,6 +116,7 @@ function errorResponsesOf(spec: OperationSpec, hasPathParams: boolean): Record<s
   shared.push(429, 500, 503, 504);
   const responses: Record<string, unknown> = {};
   for (const status of shared.sort((a, b) => a - b)) responses[status] = errorResponseRef(status);
+  if (spec.forbidden) responses[403] = forbiddenResponse(spec.forbidden);
   const conflicts = [
     ...(spec.conflicts ?? []).map((code) => ({ type: 'invalid_request', code })),
     ...(spec.idempotent ? [{ type: 'invalid_request', code: 'idempotency_key_in_use' }] : []),

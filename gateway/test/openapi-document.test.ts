@@ -464,6 +464,15 @@ describe('responses', () => {
     expect(
       deref(operation('POST', '/v1/approvals/{approval_id}/approve').responses['409']).description,
     ).toContain('approval_not_pending');
+    // A demoted approver decides nothing: approve and reject document that 403 beside the scope's.
+    for (const action of ['approve', 'reject']) {
+      const forbidden = deref(operation('POST', `/v1/approvals/{approval_id}/${action}`).responses['403']);
+      expect(forbidden.description).toContain('insufficient_scope');
+      expect(forbidden.description).toContain('approver_role_required');
+    }
+    expect(deref(operation('POST', '/v1/orders').responses['403']).description).not.toContain(
+      'approver_role_required',
+    );
     const withConflict = ROUTES.filter((r) => operation(r.method, r.path).responses['409']).map(
       (r) => `${r.method} ${r.path}`,
     );

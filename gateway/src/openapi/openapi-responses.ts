@@ -74,6 +74,14 @@ export function errorResponse(
   };
 }
 
+const INSUFFICIENT_SCOPE = "The token lacks the operation's scope: `permission_error` / `insufficient_scope`";
+const SCOPE_CHALLENGE = {
+  'WWW-Authenticate': {
+    description: 'When one scope would do: `Bearer error="insufficient_scope", scope="<scope>"`',
+    schema: { type: 'string' },
+  },
+};
+
 /** Error responses shared by many operations, by status. 409 is per operation (its codes differ). */
 export const ERROR_RESPONSES = {
   400: [
@@ -87,15 +95,7 @@ export const ERROR_RESPONSES = {
       { 'WWW-Authenticate': ref('headers', 'WWW-Authenticate') },
     ),
   ],
-  403: [
-    'Forbidden',
-    errorResponse("The token lacks the operation's scope: `permission_error` / `insufficient_scope`", {
-      'WWW-Authenticate': {
-        description: 'When one scope would do: `Bearer error="insufficient_scope", scope="<scope>"`',
-        schema: { type: 'string' },
-      },
-    }),
-  ],
+  403: ['Forbidden', errorResponse(INSUFFICIENT_SCOPE, SCOPE_CHALLENGE)],
   404: [
     'NotFound',
     errorResponse(
@@ -150,6 +150,15 @@ export type SharedErrorStatus = keyof typeof ERROR_RESPONSES;
 
 export function errorResponseRef(status: SharedErrorStatus): { $ref: string } {
   return ref('responses', ERROR_RESPONSES[status][0]);
+}
+
+/**
+ * A 403 of an operation that refuses some callers for more than the scope: the shared 403's
+ * `insufficient_scope` and, each with when it is answered, this operation's own `permission_error` codes.
+ */
+export function forbiddenResponse(cases: { code: string; when: string }[]): JsonObject {
+  const own = cases.map((c) => `\`permission_error\` / \`${c.code}\` ${c.when}`).join('; or ');
+  return errorResponse(`${INSUFFICIENT_SCOPE}; or ${own}`, SCOPE_CHALLENGE);
 }
 
 /** A 409 with the codes this operation can answer (`type` / `code` pairs). */

@@ -47,6 +47,12 @@ import {
   type z,
 } from '@ordering/contracts';
 
+/** A decision by a user who no longer holds the approver or admin role (or is deactivated). */
+const APPROVER_ROLE_REQUIRED = {
+  code: 'approver_role_required',
+  when: "when the token's user no longer holds the `approver` or `admin` role (or was deactivated)",
+};
+
 export const TAGS = {
   Orders: 'Orders of one or more catalog items, their approval state and cancellation',
   Catalog: 'The product catalog as seen by one customer account',
@@ -68,6 +74,8 @@ export interface OperationSpec {
   /** Accepts `Idempotency-Key` (a creating POST). */
   idempotent?: boolean;
   success: { status: 200 | 201 | 202; description: string; schema: z.ZodType };
+  /** `permission_error` codes of a 403 this operation can answer beyond `insufficient_scope`. */
+  forbidden?: { code: string; when: string }[];
   /** Error codes of a 409 this operation can answer (beyond `idempotency_key_in_use`). */
   conflicts?: string[];
   /**
@@ -231,16 +239,20 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'POST /v1/approvals/{approval_id}/approve': {
     operationId: 'approveApproval',
     tag: 'Approvals',
-    description: "Only an approval in the token's own login's queue (else 404).",
+    description:
+      "Only an approval in the token's own login's queue (else 404), by a user who still holds the `approver` or `admin` role (else 403 `approver_role_required`; their pending approvals move to the account's admins).",
     body: { schema: ApproveRequest, required: false },
+    forbidden: [APPROVER_ROLE_REQUIRED],
     conflicts: ['approval_not_pending'],
     success: ok(Approval, 'The approval, approved'),
   },
   'POST /v1/approvals/{approval_id}/reject': {
     operationId: 'rejectApproval',
     tag: 'Approvals',
-    description: "Only an approval in the token's own login's queue (else 404). The order is cancelled.",
+    description:
+      "Only an approval in the token's own login's queue (else 404), by a user who still holds the `approver` or `admin` role (else 403 `approver_role_required`). The order is cancelled.",
     body: { schema: RejectRequest, required: true },
+    forbidden: [APPROVER_ROLE_REQUIRED],
     conflicts: ['approval_not_pending'],
     success: ok(Approval, 'The approval, rejected'),
   },

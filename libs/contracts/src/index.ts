@@ -19,6 +19,7 @@ export * from './events/event-routes';
 export * from './messages/fulfilment-update';
 export * from './messages/auth-revocation';
 export * from './messages/approval-outcome';
+export * from './messages/user-roles-change';
 export * from './openapi-components';
 export * from './examples';
 export * from './internal/catalog-pricing';

@@ -7,6 +7,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { EVENT_SCHEMAS, EventEnvelope } from './events/event-envelope';
 import { AuthRevocation } from './messages/auth-revocation';
+import { UserRolesChange } from './messages/user-roles-change';
 import { FulfilmentUpdate } from './messages/fulfilment-update';
 import { Approval, ApproveRequest, RejectRequest } from './schemas/approval-schemas';
 import { CatalogItem } from './schemas/catalog-schemas';
@@ -76,7 +77,11 @@ export const API_COMPONENTS: Record<string, z.ZodType> = {
 };
 
 /** Internal Kafka messages, for an internal document (never served by the public gateway). */
-export const INTERNAL_COMPONENTS: Record<string, z.ZodType> = { FulfilmentUpdate, AuthRevocation };
+export const INTERNAL_COMPONENTS: Record<string, z.ZodType> = {
+  FulfilmentUpdate,
+  AuthRevocation,
+  UserRolesChange,
+};
 
 export function registerApiComponents(registry: OpenAPIRegistry): OpenAPIRegistry {
   for (const [name, schema] of Object.entries(API_COMPONENTS)) registry.register(name, schema);

@@ -10,6 +10,8 @@ export const TOPICS = {
   fulfilment: 'ordering.fulfilment.v1',
   /** Token and grant revocations from the auth service. */
   auth: 'ordering.auth.v1',
+  /** Role changes of users (internal: never delivered as webhooks), keyed by login. */
+  userRoles: 'ordering.user-roles.v1',
   deadLetter: 'ordering.dead-letter.v1',
 } as const;
 

@@ -5,14 +5,20 @@ import {
   ErrorBody,
   FulfilmentUpdate,
   Order,
+  SUBSCRIBABLE_EVENT_TYPES,
+  TOPICS,
   User,
+  UserRolesChange,
   WebhookSubscription,
   authRevocationKey,
   exampleOrder,
   fulfilmentUpdateKey,
   generateOpenApiDocument,
   listOf,
+  safeParseEvent,
   summarizeIssues,
+  topicOfEventType,
+  userRolesChangeKey,
 } from '../src';
 
 describe('resource schemas', () => {
@@ -206,5 +212,45 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(schemas.Order)).toContain('#/components/schemas/Money');
     expect(Object.keys(doc.webhooks!)).toEqual(expect.arrayContaining(['order.shipped', 'user.created']));
     expect(Object.keys(doc.webhooks!)).not.toContain('webhook.test');
+  });
+});
+
+describe('the internal user.roles_changed message', () => {
+  const change = {
+    id: 'urc_01JD0Z8Q3N4M5P6R7S8T9V0W1X',
+    type: 'user.roles_changed',
+    login: 'dee',
+    cust_id: 'ACME',
+    roles: ['shopper'],
+    previous_roles: ['shopper', 'approver'],
+    occurred_at: '2026-01-01T00:00:00Z',
+  };
+
+  it('is keyed by login and refuses a role the API does not know', () => {
+    expect(userRolesChangeKey(UserRolesChange.parse(change))).toBe('dee');
+    expect(UserRolesChange.safeParse({ ...change, roles: ['owner'] }).error!.issues[0]!.path).toEqual([
+      'roles',
+      0,
+    ]);
+  });
+
+  it('is never a webhook: no event type, no subscription can choose it, absent from the public document', () => {
+    expect(SUBSCRIBABLE_EVENT_TYPES as string[]).not.toContain('user.roles_changed');
+    expect(safeParseEvent({ ...change, object: 'event', api_version: 'v1', data: {} }).success).toBe(false);
+    const sub = {
+      id: 'wh_1',
+      object: 'webhook_subscription',
+      url: 'https://example.com/hook',
+      events: ['user.roles_changed'],
+      description: null,
+      status: 'enabled',
+      created_at: '2026-01-01T00:00:00Z',
+    };
+    expect(WebhookSubscription.safeParse(sub).success).toBe(false);
+    const doc = generateOpenApiDocument({ title: 't', version: '1' });
+    expect(Object.keys(doc.webhooks!)).not.toContain('user.roles_changed');
+    expect(doc.components!.schemas).not.toHaveProperty('UserRolesChange');
+    // Its topic is not one any event type travels on (the webhooks service reads those).
+    expect(SUBSCRIBABLE_EVENT_TYPES.map(topicOfEventType)).not.toContain(TOPICS.userRoles);
   });
 });

@@ -13,7 +13,7 @@ import {
 } from './support/approvals-harness';
 import { TOPICS, newEventId, newId } from '@ordering/contracts';
 import { readDeadLetter } from '@ordering/messaging';
-import { readEvents, readTopic, testKafkaClient } from '@ordering/testing';
+import { readEvents, readTopic, testKafkaClient, waitUntil } from '@ordering/testing';
 
 let h: PlatformHarness;
 let s: Awaited<ReturnType<typeof seed>>;
@@ -397,6 +397,104 @@ describe('the approval flow', () => {
       .put(chainPath(s.root))
       .send({ steps: [{ approver: s.u.adam }, { approver: s.u.april }] })
       .expect(200);
+  });
+
+  it('an approver demoted with approvals waiting decides none of them (403 approver_role_required); they move to the admins, order.approval.requested fires for them, and an admin approves the order', async () => {
+    const dee = `dee-${newId('x').slice(-8).toLowerCase()}`;
+    await h.admin.createUser({
+      login: dee,
+      cust_id: s.root,
+      name: 'Dee Demoted',
+      email: `${dee}@example.com`,
+      roles: ['approver', 'shopper'],
+    });
+    await h
+      .call('approvals', s.root, s.u.ada, ADMIN)
+      .put(chainPath(s.root))
+      .send({ steps: [{ approver: dee }] })
+      .expect(200);
+    let orderId = '';
+    const requested = await readEvents(
+      TOPICS.orders,
+      (e) => e.type === 'order.approval.requested' && (e.data as { id?: string }).id === orderId,
+    );
+    try {
+      orderId = await placeBig();
+      const waiting = await pendingFor(dee, orderId);
+      await h.admin.request('PATCH', `/internal/v1/admin/users/${dee}`, { roles: ['shopper'] });
+      // At once, whether or not the role change has reached this service yet: refused, not decided.
+      for (const action of ['approve', 'reject'] as const) {
+        const refused = await h
+          .call('approvals', s.root, dee)
+          .post(`/v1/approvals/${waiting.id}/${action}`)
+          .send(action === 'reject' ? { reason: 'not mine any more' } : {});
+        expect({ status: refused.status, error: refused.body.error }).toEqual({
+          status: 403,
+          error: expect.objectContaining({ type: 'permission_error', code: 'approver_role_required' }),
+        });
+      }
+      const ada = await pendingFor(s.u.ada, orderId);
+      const alan = await pendingFor(s.u.alan, orderId);
+      expect(ada).toMatchObject({ step: 1, reassigned_from: dee });
+      expect(alan).toMatchObject({ step: 1, reassigned_from: dee });
+      const theirs = await h
+        .call('approvals', s.root, dee)
+        .get(`/v1/approvals?approver=${dee}&status=withdrawn&limit=100`);
+      expect(theirs.body.data.find((a: { id: string }) => a.id === waiting.id)).toMatchObject({
+        status: 'withdrawn',
+        reason: `${dee} no longer holds the approver or the admin role`,
+      });
+      const approvers = await requested.waitFor((es) => es.length >= 3);
+      expect(
+        approvers.map((e) => (e.data as { approval: { approver: string } }).approval.approver).sort(),
+      ).toEqual([dee, s.u.ada, s.u.alan].sort());
+      await h.call('approvals', s.root, s.u.ada).post(`/v1/approvals/${ada.id}/approve`).send({}).expect(200);
+      await eventually(
+        () => getOrder(orderId),
+        (r) => r.body.status === 'approved',
+      );
+    } finally {
+      await requested.stop();
+      // The chain the following tests expect.
+      await h
+        .call('approvals', s.root, s.u.ada, ADMIN)
+        .put(chainPath(s.root))
+        .send({ steps: [{ approver: s.u.adam }, { approver: s.u.april }] })
+        .expect(200);
+    }
+  });
+
+  it('a role change that leaves the approver or the admin role moves nothing', async () => {
+    const orderId = await placeBig();
+    const first = await pendingFor(s.u.adam, orderId);
+    const changes = await readTopic(testKafkaClient(), TOPICS.userRoles);
+    try {
+      // Approver only, then admin instead of approver, then back: still one who approves, each time.
+      for (const roles of [['approver'], ['admin'], ['approver', 'shopper']])
+        await h.admin.request('PATCH', `/internal/v1/admin/users/${s.u.adam}`, { roles });
+      const adams = (await changes.waitFor((ms) => ms.filter((m) => m.key === s.u.adam).length === 3))
+        .filter((m) => m.key === s.u.adam)
+        .map((m) => (JSON.parse(m.value!) as { id: string }).id);
+      // Once this service has applied all three, none of them moved anything.
+      await waitUntil(async () => {
+        const rows = await h.approvalsDb.knex('processed_events').whereIn('event_id', adams);
+        return rows.length === 3;
+      }, 20_000);
+    } finally {
+      await changes.stop();
+    }
+    const queue = await h
+      .call('approvals', s.root, s.u.adam)
+      .get(`/v1/approvals?approver=${s.u.adam}&limit=100`);
+    expect(queue.body.data.find((a: { id: string }) => a.id === first.id)).toMatchObject({
+      status: 'pending',
+    });
+    await h
+      .call('approvals', s.root, s.u.adam)
+      .post(`/v1/approvals/${first.id}/approve`)
+      .send({})
+      .expect(200);
+    expect(await pendingFor(s.u.april, orderId)).toMatchObject({ step: 2 });
   });
 
   it("a deactivated approver's pending approvals move to the admins; the first admin decides, the other's is withdrawn", async () => {

@@ -1,7 +1,8 @@
 // An approver deactivated while deciding: the user.deactivated consumer moves the approver's
 // pending approvals to the admins while the approver's own approve request runs. Both must lock
 // in the same order (the order in approval, then its approval), or the two transactions deadlock
-// and PostgreSQL aborts one of them: the approve answered 500.
+// and PostgreSQL aborts one of them: the approve answered 500. And a step that opens while its
+// approver is deactivated or demoted still ends with the admins.
 import type { Knex } from '@ordering/db';
 import { waitUntil } from '@ordering/testing';
 import {
@@ -57,6 +58,8 @@ async function lockWaiters(): Promise<number> {
 }
 
 it("an approver's approve racing their deactivation answers 200, never a deadlock's 500", async () => {
+  const { flow } = h.approvals.parts.useCases;
+  const { db } = h.approvals.parts;
   // One after the other: the deactivation moves the first order's approval first.
   const first = await placeBig();
   await pendingFor(s.u.adam, first);
@@ -87,8 +90,12 @@ it("an approver's approve racing their deactivation answers 200, never a deadloc
     await new Promise<void>((resolve) => (release = resolve));
   });
   await holding;
+  let moving: Promise<void> | undefined;
   try {
-    await h.admin.request('POST', `/internal/v1/admin/users/${s.u.adam}/deactivate`);
+    // The consumer's work on user.deactivated, applied while the approve runs: an approve checks
+    // that its caller is still an active approver before it locks anything, so the race is with a
+    // deactivation committed just after that check (here: not committed at all while it runs).
+    moving = db.transaction((scope) => flow.approverDeactivated(scope, s.u.adam));
     await waitUntil(async () => (await lockWaiters()) >= 1, 20_000); // the consumer, at the first order
 
     let answered = false;
@@ -104,6 +111,7 @@ it("an approver's approve racing their deactivation answers 200, never a deadloc
     await waitUntil(async () => answered || (await lockWaiters()) >= 2, 20_000);
     release();
     await blocker;
+    await moving;
 
     const res = await approving;
     expect({ status: res.status, body: res.body }).toEqual({
@@ -113,7 +121,9 @@ it("an approver's approve racing their deactivation answers 200, never a deadloc
   } finally {
     release?.();
     await blocker.catch(() => {});
+    await moving?.catch(() => {});
   }
+  await h.admin.request('POST', `/internal/v1/admin/users/${s.u.adam}/deactivate`);
   // The second order went on to step 2; the first one's approval moved to the admins.
   expect(await pendingFor(s.u.april, second)).toMatchObject({ step: 2 });
   expect(await pendingFor(s.u.ada, first)).toMatchObject({ step: 1, reassigned_from: s.u.adam });
@@ -167,5 +177,53 @@ it('an approver deactivated while a step opens for them still has that approval 
   // Once the step is committed, its approval.step_opened has it checked again.
   expect(await pendingFor(s.u.ada, order.id)).toMatchObject({ step: 1, reassigned_from: late });
   const queue = await h.call('approvals', s.root, late).get(`/v1/approvals?approver=${late}&limit=100`);
+  expect(queue.body.data.filter((a: { order_id: string }) => a.order_id === order.id)).toEqual([]);
+});
+
+it('an approver demoted while a step opens for them still has that approval moved to the admins', async () => {
+  // As above, with user.roles_changed instead of user.deactivated: the step reads the approver as
+  // an approver, the role change finds no approval of theirs yet; the step's own check moves it.
+  const { flow } = h.approvals.parts.useCases;
+  const { db } = h.approvals.parts;
+  const slow = `slow-${h.suffix.toLowerCase()}`;
+  await h.admin.createUser({
+    login: slow,
+    cust_id: s.root,
+    name: 'Slow Approver',
+    email: `${slow}@example.com`,
+    roles: ['approver', 'shopper'],
+  });
+  const placed = await placeBig();
+  await pendingFor(s.u.ada, placed); // the real order.submitted applied (late is gone: the admins)
+  const chain = await h
+    .call('approvals', s.root, s.u.ada, ADMIN)
+    .put(`/v1/customers/${s.root}/approval_chain`)
+    .send({ steps: [{ approver: slow }] });
+  expect(chain.status).toBe(200);
+  const body = (await h.call('orders', s.root, s.u.ada, ADMIN).get(`/v1/orders/${placed}`)).body;
+  const order = { ...body, id: `${placed.slice(0, -4)}DEMO` };
+
+  let release!: () => void;
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  const blocker = h.approvalsDb.knex.transaction(async (trx: Knex.Transaction) => {
+    await trx.raw('lock table outbox in exclusive mode');
+    held();
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  await holding;
+  let submitted: Promise<void> | undefined;
+  try {
+    submitted = db.transaction((scope) => flow.orderSubmitted(scope, order));
+    await waitUntil(async () => (await lockWaiters()) >= 1, 20_000, 'the step held at its commit');
+    await h.admin.request('PATCH', `/internal/v1/admin/users/${slow}`, { roles: ['shopper'] });
+    await db.transaction((scope) => flow.approverRolesChanged(scope, { login: slow, roles: ['shopper'] }));
+  } finally {
+    release();
+    await blocker;
+  }
+  await submitted;
+  expect(await pendingFor(s.u.ada, order.id)).toMatchObject({ step: 1, reassigned_from: slow });
+  const queue = await h.call('approvals', s.root, slow).get(`/v1/approvals?approver=${slow}&limit=100`);
   expect(queue.body.data.filter((a: { order_id: string }) => a.order_id === order.id)).toEqual([]);
 });

@@ -1,9 +1,10 @@
 // Shoppers through /v1/users: reach, pagination, idempotent creation, concurrency, validation,
-// deactivation, and the user.created / user.deactivated events read back from Kafka.
+// deactivation, the user.created / user.deactivated events read back from Kafka, and the internal
+// user.roles_changed message of a change of roles.
 import { randomUUID } from 'node:crypto';
-import { TOPICS, User } from '@ordering/contracts';
+import { SUBSCRIBABLE_EVENT_TYPES, TOPICS, User, UserRolesChange } from '@ordering/contracts';
 import { type Harness, createTree, startHarness } from './support/customers-harness';
-import { readEvents } from '@ordering/testing';
+import { readEvents, readTopic, testKafkaClient } from '@ordering/testing';
 
 let h: Harness;
 let tree: { root: string; child: string; grandchild: string };
@@ -468,6 +469,61 @@ describe('PATCH and deactivate, with events', () => {
       });
     } finally {
       await reader.stop();
+    }
+  });
+
+  it('a change of roles sends user.roles_changed on its internal topic (keyed by login), never a webhook event; other changes send nothing', async () => {
+    const login = newLogin('demoted');
+    const kafka = testKafkaClient();
+    const roles = await readTopic(kafka, TOPICS.userRoles);
+    const events = await readEvents(TOPICS.users, (e) => (e.data as { login?: string }).login === login);
+    try {
+      const created = await h
+        .http()
+        .post('/v1/users')
+        .set('X-Ordering-Identity', h.identity(tree.root, write))
+        .send(body(login, { roles: ['shopper', 'approver'] }));
+      expect(created.status).toBe(201);
+      const patch = (change: Record<string, unknown>, scopes = write) =>
+        h
+          .http()
+          .patch(`/v1/users/${login}`)
+          .set('X-Ordering-Identity', h.identity(tree.root, scopes))
+          .send(change);
+      // Nothing about roles: the same roles in another order, another name, a refused grant of admin.
+      expect((await patch({ roles: ['approver', 'shopper'], name: 'Still approving' })).status).toBe(200);
+      expect((await patch({ roles: ['shopper', 'admin'] })).status).toBe(403);
+      const demoted = await patch({ roles: ['shopper'] });
+      expect(demoted.status).toBe(200);
+      expect(demoted.body.roles).toEqual(['shopper']);
+
+      const mine = (ms: typeof roles.messages) => ms.filter((m) => m.key === login);
+      const [message] = mine(await roles.waitFor((ms) => mine(ms).length > 0));
+      expect(message!.headers['event-type']).toBe('user.roles_changed');
+      const change = UserRolesChange.parse(JSON.parse(message!.value!));
+      expect(change).toEqual({
+        id: expect.stringMatching(/^urc_/),
+        type: 'user.roles_changed',
+        login,
+        cust_id: tree.root,
+        roles: ['shopper'],
+        previous_roles: expect.arrayContaining(['shopper', 'approver']),
+        occurred_at: expect.any(String),
+      });
+      // Not a type any webhook subscription can choose, and not on the topic webhooks read.
+      expect(SUBSCRIBABLE_EVENT_TYPES as string[]).not.toContain(change.type);
+
+      // A deactivation afterwards: the users topic carries the API's events only.
+      await h
+        .http()
+        .post(`/v1/users/${login}/deactivate`)
+        .set('X-Ordering-Identity', h.identity(tree.root, write))
+        .expect(200);
+      const published = await events.waitFor((es) => es.some((e) => e.type === 'user.deactivated'));
+      expect(published.map((e) => e.type)).toEqual(['user.created', 'user.deactivated']);
+      expect(mine(roles.messages)).toHaveLength(1);
+    } finally {
+      await Promise.all([roles.stop(), events.stop()]);
     }
   });
 

@@ -1,10 +1,11 @@
 // The life of an order's approval chain. On order.submitted (status pending_approval) step 1
 // opens; each approval opens the next step; after the last the chain is approved; a rejection ends
-// it. Cancelling the order withdraws its open approvals. A deactivated approver's pending approvals
+// it. Cancelling the order withdraws its open approvals. The pending approvals of an approver who
+// may no longer approve (deactivated, or holding neither the approver nor the admin role any more)
 // move to the active admins of the order's account (else of its nearest ancestor with admins).
 // Every change writes, in its transaction, the outcome the orders service turns into order events.
-import { type Order, newId } from '@ordering/contracts';
-import { ConflictError, NotFoundError } from '@ordering/errors';
+import { type Order, type User, newId } from '@ordering/contracts';
+import { ConflictError, NotAllowedError, NotFoundError } from '@ordering/errors';
 import { readsWholeTree } from '@ordering/customers-client';
 import { PermanentError } from '@ordering/messaging';
 import type { ApprovalsDatabase, TransactionScope } from '../data-access/approvals-database';
@@ -78,29 +79,50 @@ export class ApprovalFlowUseCase {
    * other way round, an approve of the same login running meanwhile deadlocked with it (a 500).
    */
   async approverDeactivated(scope: TransactionScope, login: string): Promise<void> {
-    const now = this.deps.clock.now();
-    for (const pending of await scope.approvals.pendingOf(login))
-      await this.moveToAdmins(scope, pending, now);
+    await this.moveQueueToAdmins(scope, login, `${login} was deactivated`);
   }
 
   /**
-   * approval.step_opened, once its transaction committed: an approver deactivated meanwhile has it
-   * moved to the admins. user.deactivated alone misses an approval whose transaction had read the
-   * approver as active but not yet committed when the deactivation was applied (two replicas apply
-   * order and user events at once); one of the two always sees the other.
+   * user.roles_changed: a user left with neither the approver nor the admin role no longer
+   * approves; their pending approvals move to the admins as a deactivated approver's do. The
+   * message's roles are the user's at that change (one user's changes arrive in order): a later
+   * change back gives the role, not the approvals already moved, back.
+   */
+  async approverRolesChanged(
+    scope: TransactionScope,
+    change: { login: string; roles: readonly string[] },
+  ): Promise<void> {
+    if (mayApprove(change)) return;
+    await this.moveQueueToAdmins(scope, change.login, `${change.login} ${NO_APPROVING_ROLE}`);
+  }
+
+  /** Every pending approval of `login` goes to the admins of its order's account. */
+  private async moveQueueToAdmins(scope: TransactionScope, login: string, reason: string): Promise<void> {
+    const now = this.deps.clock.now();
+    for (const pending of await scope.approvals.pendingOf(login))
+      await this.moveToAdmins(scope, pending, reason, now);
+  }
+
+  /**
+   * approval.step_opened, once its transaction committed: an approver deactivated or demoted
+   * meanwhile has it moved to the admins. user.deactivated (or user.roles_changed) alone misses an
+   * approval whose transaction had read the approver as active (an approver) but not yet committed
+   * when the change was applied (two replicas apply order and user messages at once); one of the
+   * two always sees the other.
    */
   async approvalOpened(scope: TransactionScope, approvalId: string): Promise<void> {
     const approval = await scope.approvals.find(approvalId);
     if (!approval || approval.status !== 'pending') return;
-    const user = await this.deps.directory.user(approval.approver);
-    if (user?.status === 'active') return;
-    await this.moveToAdmins(scope, approval, this.deps.clock.now());
+    const why = whyNotApproving(approval.approver, await this.deps.directory.user(approval.approver));
+    if (why === null) return;
+    await this.moveToAdmins(scope, approval, why, this.deps.clock.now());
   }
 
-  /** A pending approval of an approver no longer active goes to the admins of the order's account. */
+  /** A pending approval of an approver who may no longer approve goes to the order's account's admins. */
   private async moveToAdmins(
     scope: TransactionScope,
     pending: { id: string; orderId: string; approver: string },
+    reason: string,
     now: Date,
   ): Promise<void> {
     const login = pending.approver;
@@ -110,7 +132,7 @@ export class ApprovalFlowUseCase {
     if (!approval || approval.status !== 'pending') return; // decided meanwhile
     const admins = (await this.adminsFor(order.custId)).filter((a) => a !== login && !placedBy(order, a));
     if (admins.length === 0) return; // documented: waits for an operator to act
-    await scope.approvals.decide(approval.id, 'withdrawn', `${login} was deactivated`, now);
+    await scope.approvals.decide(approval.id, 'withdrawn', reason, now);
     for (const admin of admins) await this.openApproval(scope, order, approval.step, admin, now, login);
   }
 
@@ -179,7 +201,12 @@ export class ApprovalFlowUseCase {
     ) {
       throw new NotFoundError(`No such approval: ${approvalId}`, 'approval_id');
     }
+    // The role is checked now, not when the approval opened: a demoted approver's approvals are
+    // on their way to the admins (user.roles_changed), and meanwhile they decide nothing.
     const user = await this.deps.directory.user(actor.login);
+    const why = whyNotApproving(actor.login, user);
+    if (why !== null)
+      throw new NotAllowedError(`You may not decide approvals: ${why}`, APPROVER_ROLE_REQUIRED);
     const by = { login: actor.login, name: user?.name ?? actor.login };
     return this.deps.db.transaction(async (scope) => {
       // The order first: decisions on one order are serialized (two approvers, approve vs reject).
@@ -288,6 +315,19 @@ export class ApprovalFlowUseCase {
     }
     return [];
   }
+}
+
+/** The 403 code of a decision by a user who may no longer approve. */
+export const APPROVER_ROLE_REQUIRED = 'approver_role_required';
+
+const NO_APPROVING_ROLE = 'no longer holds the approver or the admin role';
+
+/** Why `login` may not approve now (unknown, deactivated, no approving role), or null when they may. */
+function whyNotApproving(login: string, user: Pick<User, 'status' | 'roles'> | undefined): string | null {
+  if (!user) return `${login} is not a user of this platform`;
+  if (user.status !== 'active') return `${login} was deactivated`;
+  if (!mayApprove(user)) return `${login} ${NO_APPROVING_ROLE}`;
+  return null;
 }
 
 /** Whether `login` placed the order (logins are unique regardless of case). */

@@ -1,8 +1,14 @@
 // The service's database as the domain uses it: repositories bound to the pool, or to one
-// transaction together with the outbox (events are written in the transaction of the change).
+// transaction together with the outbox (events and internal messages are written in the
+// transaction of the change).
 import type { Knex } from 'knex';
-import type { EventEnvelope } from '@ordering/contracts';
-import { enqueueEvent } from '@ordering/messaging';
+import {
+  type EventEnvelope,
+  USER_ROLES_TOPIC,
+  UserRolesChange,
+  userRolesChangeKey,
+} from '@ordering/contracts';
+import { enqueueEvent, enqueueMessage } from '@ordering/messaging';
 import { CustomerRepository } from './customer-repository';
 import { UserRepository } from './user-repository';
 
@@ -14,6 +20,8 @@ export interface Repositories {
 export interface TransactionScope extends Repositories {
   /** Adds an event to the outbox; it is published after the transaction commits. */
   publish(event: EventEnvelope): Promise<void>;
+  /** Adds an internal role-change message (TOPICS.userRoles, never a webhook) to the outbox. */
+  announceRoles(change: UserRolesChange): Promise<void>;
   /** The transaction itself, for modules that store their own rows with the change (idempotency keys). */
   trx: Knex.Transaction;
 }
@@ -33,6 +41,14 @@ export class CustomersDatabase implements Repositories {
         customers: new CustomerRepository(trx),
         users: new UserRepository(trx),
         publish: (event) => enqueueEvent(trx, event),
+        announceRoles: (change) =>
+          enqueueMessage(trx, {
+            topic: USER_ROLES_TOPIC,
+            key: userRolesChangeKey(change),
+            id: change.id,
+            type: change.type,
+            value: UserRolesChange.parse(change),
+          }),
         trx,
       }),
     );

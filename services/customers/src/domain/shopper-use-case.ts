@@ -1,6 +1,7 @@
 // Shoppers of the account tree a caller may act for: create, change, deactivate, read, list.
-// user.created and user.deactivated go through the outbox in the transaction of the change.
-import { EVENT_TYPES, newEvent } from '@ordering/contracts';
+// user.created and user.deactivated go through the outbox in the transaction of the change, and so
+// does the internal user.roles_changed (not an event of the API: no webhook carries it).
+import { EVENT_TYPES, USER_ROLES_CHANGE_TYPE, newEvent, newId } from '@ordering/contracts';
 import { ConflictError, InputError, NotAllowedError, NotFoundError } from '@ordering/errors';
 import type { CustomersDatabase, TransactionScope } from '../data-access/customers-database';
 import { LoginTakenError } from '../data-access/user-repository';
@@ -132,6 +133,7 @@ export class ShopperManagement {
         Object.keys(defined).length === 0
           ? user
           : await tx.users.update(user.login, defined, this.clock.now());
+      if (!sameValue(updated.roles, user.roles)) await this.announceRoles(tx, user, updated);
       if (status === 'deactivated' && updated.status === 'active') return this.deactivateIn(tx, updated);
       if (status === 'active' && updated.status === 'deactivated')
         return this.reactivateIn(tx, actor, updated);
@@ -153,6 +155,22 @@ export class ShopperManagement {
       const deactivated = user.status === 'deactivated' ? user : await this.deactivateIn(tx, user);
       await options.beforeCommit?.(tx, deactivated);
       return deactivated;
+    });
+  }
+
+  /**
+   * Tells the services that act on roles (approvals: a user who may no longer approve has their
+   * pending approvals moved to the admins) that `before`'s roles are now `after`'s, in `tx`.
+   */
+  private async announceRoles(tx: TransactionScope, before: Shopper, after: Shopper): Promise<void> {
+    await tx.announceRoles({
+      id: newId('urc'),
+      type: USER_ROLES_CHANGE_TYPE,
+      login: after.login,
+      cust_id: after.cust_id,
+      roles: after.roles,
+      previous_roles: before.roles,
+      occurred_at: after.updated_at.toISOString(),
     });
   }
 

@@ -1,9 +1,10 @@
 // Consumes the order and user events that move approvals: order.submitted (open step 1),
-// order.cancelled (withdraw), user.deactivated (move the approver's queue to the admins), and its
-// own approval.step_opened (the approver checked again once the step is committed).
+// order.cancelled (withdraw), user.deactivated and the customers service's internal
+// user.roles_changed (move the queue of an approver who may no longer approve to the admins), and
+// its own approval.step_opened (the approver checked again once the step is committed).
 import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
-import { ApprovalOutcome, EVENT_TYPES, TOPICS } from '@ordering/contracts';
+import { ApprovalOutcome, EVENT_TYPES, TOPICS, UserRolesChange } from '@ordering/contracts';
 import type { Logger } from '@ordering/http';
 import { type ConsumerTuning, type ConsumerRunner, createConsumer, topicHandler } from '@ordering/messaging';
 import type { ApprovalsDatabase } from '../../data-access/approvals-database';
@@ -24,12 +25,17 @@ export function approvalsConsumer(deps: {
     knex: deps.knex,
     groupId: deps.groupId,
     fromBeginning: deps.fromBeginning,
-    topics: [TOPICS.orders, TOPICS.users, TOPICS.approvals],
+    topics: [TOPICS.orders, TOPICS.users, TOPICS.userRoles, TOPICS.approvals],
     logger: deps.logger,
     ...deps.tuning,
     // Only an order waiting for approval opens a chain: the others (most) cost no transaction.
     filters: { [EVENT_TYPES.orderSubmitted]: (event) => event.data.status === 'pending_approval' },
     topicHandlers: {
+      [TOPICS.userRoles]: topicHandler({
+        schema: UserRolesChange,
+        id: (m) => m.id,
+        handle: (m, ctx) => deps.flow.approverRolesChanged(deps.db.within(ctx.trx), m),
+      }),
       [TOPICS.approvals]: topicHandler({
         schema: ApprovalOutcome,
         id: (m) => m.id,
