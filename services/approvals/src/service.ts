@@ -41,6 +41,7 @@ export function buildApprovalsService(
     const useCases = createUseCases({
       db,
       clock,
+      logger,
       directory: new CustomersDirectory({ ...upstream, baseUrl: config.CUSTOMERS_URL, caller: 'approvals' }),
       quotes: new OrderQuoteClient({ ...upstream, baseUrl: config.ORDERS_URL }),
     });

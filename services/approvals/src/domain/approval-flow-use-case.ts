@@ -20,6 +20,8 @@ export class ApprovalFlowUseCase {
       directory: Directory;
       chains: ChainUseCase;
       clock: Clock;
+      /** Where an approval that no admin can take over is told (an operator must act). */
+      logger?: { warn(obj: object, msg: string): void };
     },
   ) {}
 
@@ -131,7 +133,14 @@ export class ApprovalFlowUseCase {
     const approval = await scope.approvals.findForUpdate(pending.id);
     if (!approval || approval.status !== 'pending') return; // decided meanwhile
     const admins = (await this.adminsFor(order.custId)).filter((a) => a !== login && !placedBy(order, a));
-    if (admins.length === 0) return; // documented: waits for an operator to act
+    if (admins.length === 0) {
+      // Documented: it waits for an operator (a role given back, an admin, or the order cancelled).
+      this.deps.logger?.warn(
+        { approval_id: approval.id, order_id: order.orderId, cust_id: order.custId, approver: login, reason },
+        'pending approval stays with an approver who may no longer decide it: no active admin in the account tree',
+      );
+      return;
+    }
     await scope.approvals.decide(approval.id, 'withdrawn', reason, now);
     for (const admin of admins) await this.openApproval(scope, order, approval.step, admin, now, login);
   }

@@ -16,6 +16,7 @@ export function createUseCases(deps: {
   directory: Directory;
   quotes: OrderQuotes;
   clock: Clock;
+  logger?: { warn(obj: object, msg: string): void };
 }): UseCases {
   const chains = new ChainUseCase(deps);
   return {
