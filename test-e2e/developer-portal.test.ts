@@ -312,7 +312,9 @@ describe('developer portal: webhook subscriptions and their deliveries', () => {
       await page.getByRole('button', { name: 'Disable' }).click();
       await expect(page.getByRole('status').textContent()).resolves.toMatch(/disabled/);
       // Disabled: no event is sent, so the page says so and offers no replay; a test still can be.
-      await expect(page.getByRole('note').textContent()).resolves.toMatch(/no event is sent to this endpoint/);
+      await expect(page.getByRole('note').textContent()).resolves.toMatch(
+        /no event is sent to this endpoint/,
+      );
       await expect(page.getByRole('button', { name: 'Send a test event' }).count()).resolves.toBe(1);
       await expect(page.getByRole('link', { name: 'Replay failed deliveries' }).count()).resolves.toBe(0);
       await checkPage(page, '19-webhook-disabled');
