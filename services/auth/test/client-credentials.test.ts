@@ -87,6 +87,8 @@ describe('discovery', () => {
     const tokens = await client.clientCredentialsGrant(config, { scope: 'orders:read' });
     expect(tokens.scope).toBe('orders:read');
 
+    const head = await fetch(`${h.issuer}/.well-known/oauth-authorization-server`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
     const post = await fetch(`${h.issuer}/.well-known/oauth-authorization-server`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
