@@ -61,6 +61,38 @@ describe('discovery', () => {
     // Bearer tokens only: no DPoP (RFC 9449).
     expect(meta.dpop_signing_alg_values_supported).toBeUndefined();
   });
+
+  it('serves the same metadata at the RFC 8414 path, where a plain OAuth 2.0 client looks', async () => {
+    const openid = await (await fetch(`${h.issuer}/.well-known/openid-configuration`)).json();
+    const res = await fetch(`${h.issuer}/.well-known/oauth-authorization-server`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual(openid);
+
+    // An OAuth 2.0 client library (not OpenID Connect) discovers the server there and gets a token.
+    const { client: c, clientSecret } = await h.register({
+      type: 'service',
+      scopes: ['orders:read'],
+      custId: 'ACME',
+      login: 'erp-sync',
+    });
+    const config = await client.discovery(
+      new URL(h.issuer),
+      c.clientId,
+      { client_secret: clientSecret! },
+      client.ClientSecretBasic(clientSecret!),
+      { algorithm: 'oauth2', execute: [client.allowInsecureRequests] },
+    );
+    expect(config.serverMetadata().token_endpoint).toBe(`${h.issuer}/oauth/token`);
+    const tokens = await client.clientCredentialsGrant(config, { scope: 'orders:read' });
+    expect(tokens.scope).toBe('orders:read');
+
+    const head = await fetch(`${h.issuer}/.well-known/oauth-authorization-server`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    const post = await fetch(`${h.issuer}/.well-known/oauth-authorization-server`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
 });
 
 describe('client credentials', () => {

@@ -1,6 +1,7 @@
 // Hands the OAuth host's paths to oidc-provider: everything under /oauth/* not answered by this
-// service's own routes, and OpenID discovery. The provider is looked up per request because a
-// signing key rotation replaces it.
+// service's own routes, and discovery: OpenID's, and the same document at RFC 8414's path for OAuth
+// 2.0 clients that look there. The provider is looked up per request because a signing key rotation
+// replaces it.
 import type { Express, NextFunction, Request, Response } from 'express';
 import type Provider from 'oidc-provider';
 import { setTelemetryRoute } from '@ordering/http';
@@ -20,7 +21,16 @@ const PROVIDER_ROUTES = new Set([
   '/oauth/userinfo',
   '/oauth/session/end',
   '/.well-known/openid-configuration',
+  '/.well-known/oauth-authorization-server',
 ]);
+
+const OPENID_DISCOVERY = '/.well-known/openid-configuration';
+/**
+ * RFC 8414 authorization server metadata, where a plain OAuth 2.0 client (openid-client with
+ * `algorithm: 'oauth2'`, oauth4webapi, ...) looks for it: the provider serves OpenID discovery only,
+ * and that document is a superset of RFC 8414's (same issuer, endpoints and capabilities).
+ */
+const OAUTH_METADATA = '/.well-known/oauth-authorization-server';
 
 /**
  * The methods each provider endpoint answers (HEAD with GET). The authorization endpoint is GET, as
@@ -34,6 +44,7 @@ const METHODS: Record<string, readonly string[]> = {
   '/oauth/userinfo': ['GET', 'HEAD', 'POST'],
   '/oauth/jwks.json': ['GET', 'HEAD'],
   '/.well-known/openid-configuration': ['GET', 'HEAD'],
+  '/.well-known/oauth-authorization-server': ['GET', 'HEAD'],
 };
 
 export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): void {
@@ -42,7 +53,7 @@ export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): v
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const path = req.path;
-    if (!path.startsWith('/oauth/') && path !== '/.well-known/openid-configuration') {
+    if (!path.startsWith('/oauth/') && path !== OPENID_DISCOVERY && path !== OAUTH_METADATA) {
       next();
       return;
     }
@@ -77,6 +88,7 @@ export function mountOidcProvider(app: Express, deps: OidcProviderRoutesDeps): v
         return writeHead(status, ...rest);
       }) as Response['writeHead'];
     }
+    if (path === OAUTH_METADATA) req.url = OPENID_DISCOVERY + req.url.slice(OAUTH_METADATA.length);
     void callback(req, res);
   });
 }
