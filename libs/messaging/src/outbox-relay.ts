@@ -6,7 +6,7 @@
 // update republishes the batch (consumers are idempotent).
 import type { Kafka, Message, Producer } from 'kafkajs';
 import type { Knex } from 'knex';
-import { safeParseEvent } from '@ordering/contracts';
+import { eventJson } from '@ordering/contracts';
 import {
   ATTR,
   platformMetrics,
@@ -299,7 +299,7 @@ export class OutboxRelay implements EntryPoint {
         const messages = byTopic.get(row.topic) ?? [];
         messages.push({
           key: row.key,
-          value: serialize(row.payload),
+          value: eventJson(row.payload),
           headers: { ...row.headers, ...produced.headers },
         });
         byTopic.set(row.topic, messages);
@@ -365,10 +365,4 @@ export class OutboxRelay implements EntryPoint {
     await listener.connection.query(`unlisten ${OUTBOX_CHANNEL}`).catch(() => {});
     await listener.release();
   }
-}
-
-/** The envelope in the spec's field order (jsonb does not keep it); other payloads as stored. */
-function serialize(payload: unknown): string {
-  const parsed = safeParseEvent(payload);
-  return JSON.stringify(parsed.success ? parsed.event : payload);
 }

@@ -17,7 +17,7 @@ import type { WebhooksConfig } from './config';
 import { AccountEventRepository } from './data-access/account-event-repository';
 import { type AttemptOutcome, DeliveryRepository } from './data-access/delivery-repository';
 import { SubscriptionRepository } from './data-access/subscription-repository';
-import { deliveryBodies } from './delivery/catalog-event-body';
+import { deliveryBodies } from './delivery/delivery-body';
 import { type CatalogViewSource, CatalogViews } from './delivery/catalog-views';
 import { HttpSender } from './delivery/http-sender';
 import { type Resolver, UrlPolicy } from './delivery/url-policy';

@@ -79,6 +79,17 @@ describe('fan-out', () => {
         api_version: 'v1',
       });
       expect(got.headers['service-event']).toBe('user.created');
+      // The envelope's fields in the spec's order (the deliveries table is jsonb, with an order of its own).
+      expect(Object.keys(JSON.parse(got.body) as object)).toEqual([
+        'id',
+        'object',
+        'type',
+        'created_at',
+        'cust_id',
+        'api_version',
+        'data',
+      ]);
+      expect(got.body.startsWith(`{"id":"${eventId}","object":"event","type":"user.created"`)).toBe(true);
     }
     // A forged body does not verify.
     const got = receiver.received('/fan/own')[0]!;

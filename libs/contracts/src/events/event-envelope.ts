@@ -137,6 +137,27 @@ export function safeParseEvent(
   }
 }
 
+/** The envelope's fields in the spec's order ("Event envelope"). */
+const ENVELOPE_FIELDS = ['id', 'object', 'type', 'created_at', 'cust_id', 'api_version', 'data'] as const;
+
+/**
+ * An event as JSON with its fields in the spec's order, whatever order it was stored in (jsonb keeps
+ * its own): an event of the API through its schema (envelope and `data` in schema order), any other
+ * payload (a `webhook.test` event, an internal message) with the envelope's fields first, the rest
+ * as stored. The bytes the relay publishes and the webhooks service signs.
+ */
+export function eventJson(payload: unknown): string {
+  const parsed = safeParseEvent(payload);
+  if (parsed.success) return JSON.stringify(parsed.event);
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    return JSON.stringify(payload);
+  const record = payload as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const field of ENVELOPE_FIELDS) if (field in record) ordered[field] = record[field];
+  for (const [key, value] of Object.entries(record)) if (!(key in ordered)) ordered[key] = value;
+  return JSON.stringify(ordered);
+}
+
 export interface NewEventInput<T extends EventType> {
   type: T;
   cust_id: string;

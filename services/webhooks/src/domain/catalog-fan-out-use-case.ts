@@ -2,7 +2,7 @@
 // `catalog.item.updated` event per account that has an enabled subscription to that type and whose
 // view may have changed (every account, or those in `cust_ids` and their descendants), with one
 // delivery per such subscription, in the consumer's transaction. The item itself is read at
-// its first attempt as that account sees it, then kept (delivery/catalog-event-body.ts); an account
+// its first attempt as that account sees it, then kept (delivery/delivery-body.ts); an account
 // that cannot see the item gets nothing.
 import type { Knex } from 'knex';
 import { API_VERSION, type CatalogItemChange, EVENT_TYPES, newEventId } from '@ordering/contracts';

@@ -12,6 +12,7 @@
 // 24 h window ended meanwhile (domain/held-deliveries.ts). Its `webhook.test` deliveries alone go
 // out (a test checks an endpoint before it is enabled).
 import { randomUUID } from 'node:crypto';
+import { eventJson } from '@ordering/contracts';
 import { traceFields } from '@ordering/http';
 import type { EntryPoint } from '@ordering/messaging';
 import { recordDeliveryGivenUp, withWebhookAttemptSpan } from '@ordering/telemetry';
@@ -323,7 +324,7 @@ export class DeliveryWorker implements EntryPoint {
     }
     let body: string | null;
     try {
-      body = this.o.bodyFor ? await this.o.bodyFor(row, subscription) : JSON.stringify(row.event);
+      body = this.o.bodyFor ? await this.o.bodyFor(row, subscription) : eventJson(row.event);
     } catch (err) {
       // What the event carries could not be read (e.g. the catalog is down): a failed attempt, retried.
       await this.notSent(row, subscription, (err as Error).message);
