@@ -1,6 +1,7 @@
 // What the gateway does with a request under /v1 or /scim/v2: find its route, authenticate the bearer token,
 // check revocation and the rate limit (one Redis round trip), check the scope, refuse unsafe text
-// in the path parameters and the query (422 naming the parameter), then forward it to the service
+// in the path parameters and the query and a query parameter the operation does not take (422
+// naming the parameter), then forward it to the service
 // with the caller's identity signed into a header. A request with a valid token to a path that
 // has no route is admitted the same way before its 404 (or 405), so that every answer to an
 // authenticated request carries the rate-limit headers and counts against its bucket. A request
@@ -37,6 +38,7 @@ import type { IdempotencyKeyEndpoints } from './idempotency/idempotency-key-endp
 import type { UpstreamPools } from './proxy/upstream-pools';
 import { enforceRateLimit, setRateLimitHeaders } from './rate-limit/rate-limit-headers';
 import type { AccessTokenClaims } from './auth/access-token-claims';
+import { assertKnownQueryParameters } from './openapi/known-query-parameters';
 import { MethodNotAllowedError, type RouteMatch, unknownPath } from './route-matcher';
 
 export interface ApiRequestDeps {
@@ -185,7 +187,9 @@ export function apiRequestHandler(deps: ApiRequestDeps): ApiRequestHandler {
     if (query !== -1 && !route.path.endsWith('/*')) {
       const rawQuery = url.slice(query + 1);
       assertDecodableQuery(rawQuery);
-      assertSafeQuery(parseQuery(rawQuery));
+      const parsed = parseQuery(rawQuery);
+      assertSafeQuery(parsed);
+      assertKnownQueryParameters(route, parsed);
     }
     const idempotencyKey = req.headers['idempotency-key'];
     if (typeof idempotencyKey === 'string')

@@ -16,3 +16,4 @@ export {
 } from './route-table';
 export { type OpenApiOptions, openApiDocument } from './openapi-document';
 export { openApiEndpoint } from './openapi/openapi-endpoint';
+export { knownQueryParameters } from './openapi/known-query-parameters';

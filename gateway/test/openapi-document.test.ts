@@ -195,7 +195,7 @@ describe('parameters', () => {
     }
   });
 
-  it('GET /v1/orders: cust_id, status enum, created_after date-time, limit 1..100 default 25, starting_after', () => {
+  it('GET /v1/orders: cust_id, status enum, created_after date-time or date, limit 1..100 default 25, starting_after', () => {
     const op = operation('GET', '/v1/orders');
     expect(op.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name)).toEqual([
       'cust_id',
@@ -212,7 +212,12 @@ describe('parameters', () => {
       'delivered',
       'cancelled',
     ]);
-    expect(param(op, 'created_after')!.schema).toMatchObject({ type: 'string', format: 'date-time' });
+    // The orders service takes a date alone as midnight UTC (services/orders/README.md); a client
+    // that checks its requests against this document must be able to send it.
+    expect(param(op, 'created_after')!.schema.anyOf).toEqual([
+      { type: 'string', format: 'date-time' },
+      { type: 'string', format: 'date' },
+    ]);
     expect(param(op, 'limit')).toMatchObject({
       required: false,
       schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 },

@@ -118,7 +118,8 @@ export const ERROR_RESPONSES = {
       'A field is missing or invalid: `invalid_request` / `missing_required_field` or `invalid_value` ' +
         '(or a more specific code) with `param` naming the field; `unknown_field` for a body field ' +
         'the operation does not know (request bodies accept only their documented fields: ' +
-        '`additionalProperties: false`); `invalid_value` for a path parameter, query value, cursor ' +
+        '`additionalProperties: false`) and for a query parameter the operation does not list (a ' +
+        'misspelt filter is refused, never ignored); `invalid_value` for a path parameter, query value, cursor ' +
         'or body string holding a NUL character or an unpaired UTF-16 surrogate, or a body nested ' +
         'deeper than 32 levels; or `idempotency_error` / ' +
         '`idempotency_key_reused` when the client reuses an `Idempotency-Key` with a different body ' +

@@ -1,6 +1,7 @@
 import {
   ListCatalogItemsQuery,
   ListOrdersQuery,
+  ListWebhookDeliveriesQuery,
   OrderList,
   WebhookDelivery,
   WebhookDeliveryList,
@@ -13,6 +14,27 @@ describe('list schemas', () => {
     expect(ListOrdersQuery.safeParse({ limit: 101 }).error!.issues[0]!.path).toEqual(['limit']);
     expect(ListOrdersQuery.safeParse({ limit: 0 }).success).toBe(false);
     expect(ListOrdersQuery.safeParse({ status: 'teleported' }).error!.issues[0]!.path).toEqual(['status']);
+  });
+
+  it('created_after / created_before take what the services take: a date-time with a zone, or a date', () => {
+    // The services read these with parseIsoTimestamp (libs/http): `2026-11-22` is midnight UTC and
+    // an offset is honoured; the document shown to integrators must not refuse either.
+    for (const value of [
+      '2026-11-22T09:30:00Z',
+      '2026-11-22T09:30:00.123Z',
+      '2026-11-22T10:30:00+01:00',
+      '2026-11-22',
+    ]) {
+      expect(ListOrdersQuery.safeParse({ created_after: value }).success).toBe(true);
+      expect(
+        ListWebhookDeliveriesQuery.safeParse({ created_after: value, created_before: value }).success,
+      ).toBe(true);
+    }
+    for (const value of ['yesterday', '2026-11-22T09:30:00', '1764000000', '2026-02-30']) {
+      expect(ListOrdersQuery.safeParse({ created_after: value }).error!.issues[0]!.path).toEqual([
+        'created_after',
+      ]);
+    }
   });
 
   it('the catalog list needs cust_id', () => {

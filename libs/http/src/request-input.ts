@@ -85,7 +85,7 @@ export function optionalTimestampQuery(query: Record<string, unknown>, name: str
   const time = parseIsoTimestamp(value);
   if (time === undefined) {
     throw new InputError(
-      `${name} must be an ISO 8601 date-time with a zone naming a real day and time, e.g. 2026-11-22T09:30:00Z`,
+      `${name} must be an ISO 8601 date-time with a zone (e.g. 2026-11-22T09:30:00Z) or a date read as midnight UTC (e.g. 2026-11-22), naming a real day and time`,
       name,
     );
   }

@@ -51,4 +51,12 @@ describe('optionalTimestampQuery', () => {
       );
     },
   );
+
+  it('says in its 422 both forms it takes: a date-time with a zone, and a date alone', () => {
+    // A caller sent `created_after=2026-11-22` successfully yesterday; the message of a typo today
+    // must not tell them that form is wrong.
+    expect(() => optionalTimestampQuery({ created_after: '2026-11-222' }, 'created_after')).toThrow(
+      /date-time with a zone \(e\.g\. 2026-11-22T09:30:00Z\) or a date read as midnight UTC \(e\.g\. 2026-11-22\)/,
+    );
+  });
 });

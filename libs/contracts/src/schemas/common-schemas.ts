@@ -9,6 +9,16 @@ export const Timestamp = z.iso.datetime().openapi({
   example: '2026-11-22T09:30:00Z',
 });
 
+/**
+ * A point in time given as a list filter (`created_after`, ...): what the services read
+ * (`parseIsoTimestamp` of libs/http), a date-time with a zone or a date alone, read as midnight UTC.
+ */
+export const TimeFilter = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).openapi({
+  description:
+    'ISO 8601: a date-time with a zone (`2026-11-22T09:30:00Z`, `2026-11-22T10:30:00+01:00`) or a date, read as midnight UTC (`2026-11-22`)',
+  example: '2026-11-22T09:30:00Z',
+});
+
 /** ISO 8601 calendar date, e.g. `2026-11-25`. */
 export const DateOnly = z.iso.date().openapi({ description: 'ISO 8601 date', example: '2026-11-25' });
 

@@ -4,7 +4,7 @@
 // numbers as decimal digits); they are what the OpenAPI document shows for each parameter.
 import { APPROVAL_STATUSES, Approval } from './approval-schemas';
 import { CatalogItem } from './catalog-schemas';
-import { Timestamp, listOf } from './common-schemas';
+import { TimeFilter, listOf } from './common-schemas';
 import { Customer } from './customer-schemas';
 import { Order, OrderStatus } from './order-schemas';
 import { USER_ROLES, USER_STATUSES, User } from './user-schemas';
@@ -43,8 +43,9 @@ export const ListOrdersQuery = z
   .object({
     cust_id: custIdFilter.optional(),
     status: OrderStatus.optional(),
-    created_after: Timestamp.optional().openapi({
-      description: 'Inclusive lower bound on the creation (submission) time, ISO 8601',
+    created_after: TimeFilter.optional().openapi({
+      description:
+        'Inclusive lower bound on the creation (submission) time: an ISO 8601 date-time with a zone, or a date (midnight UTC)',
     }),
   })
   .extend(PaginationQuery.shape);
@@ -127,11 +128,13 @@ export const ListWebhookDeliveriesQuery = z
       .enum(ALL_EVENT_TYPES)
       .optional()
       .openapi({ description: 'Only deliveries of this event type (`webhook.test` included)' }),
-    created_after: Timestamp.optional().openapi({
-      description: 'Inclusive lower bound on the creation time',
+    created_after: TimeFilter.optional().openapi({
+      description:
+        'Inclusive lower bound on the creation time: an ISO 8601 date-time with a zone, or a date (midnight UTC)',
     }),
-    created_before: Timestamp.optional().openapi({
-      description: 'Exclusive upper bound on the creation time',
+    created_before: TimeFilter.optional().openapi({
+      description:
+        'Exclusive upper bound on the creation time: an ISO 8601 date-time with a zone, or a date (midnight UTC)',
     }),
   })
   .extend(PaginationQuery.shape);
