@@ -56,10 +56,10 @@ program
   .description('Publish a fulfilment update for an order, as the ERP/warehouse would')
   .argument('<order_id>', 'order id')
   .argument('<status>', 'in_production | shipped | delivered')
-  .option('--carrier <carrier>', 'carrier (shipped)')
-  .option('--tracking <number>', 'tracking number (shipped)')
+  .option('--carrier <carrier>', 'carrier (required with shipped)')
+  .option('--tracking <number>', 'tracking number (required with shipped)')
   .option('--shipped-at <time>', 'ISO 8601 time (shipped; default now)', isoDate)
-  .option('--estimated-delivery <date>', 'YYYY-MM-DD (shipped)', isoDate)
+  .option('--estimated-delivery <date>', 'YYYY-MM-DD (required with shipped)', isoDate)
   .option('--brokers <list>', 'Kafka brokers (default: from .local/stack.json)')
   .action(async (orderId: string, status: string, opts: Record<string, string | undefined>) => {
     const message = FulfilmentUpdate.parse({
