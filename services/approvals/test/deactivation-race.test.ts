@@ -15,6 +15,8 @@ import {
 
 let h: PlatformHarness;
 let s: Awaited<ReturnType<typeof seed>>;
+type ApprovalFlow = PlatformHarness['approvals']['parts']['useCases']['flow'];
+type ApprovalsDb = PlatformHarness['approvals']['parts']['db'];
 
 beforeAll(async () => {
   h = await startPlatformHarness();
@@ -129,12 +131,60 @@ it("an approver's approve racing their deactivation answers 200, never a deadloc
   expect(await pendingFor(s.u.ada, first)).toMatchObject({ step: 1, reassigned_from: s.u.adam });
 });
 
-it('an approver deactivated while a step opens for them still has that approval moved to the admins', async () => {
-  // Two replicas: one applies order.submitted (it reads the approver as active and opens their
-  // step), the other applies user.deactivated before that step commits, so it finds no approval of
-  // theirs. The first transaction is held at its outbox write while the second runs.
+/**
+ * Two replicas: one applies order.submitted for an order whose one-step chain names `approver` (it
+ * reads the approver as able to approve and opens their step), the other applies a change of that
+ * approver (`meanwhile`) before the step commits, so it finds no approval of theirs. The first
+ * transaction is held at its outbox write while the second runs. Answers the order's id.
+ */
+async function stepOpeningDuring(
+  approver: string,
+  idSuffix: string,
+  meanwhile: (flow: ApprovalFlow, db: ApprovalsDb) => Promise<void>,
+): Promise<string> {
   const { flow } = h.approvals.parts.useCases;
   const { db } = h.approvals.parts;
+  const placed = await placeBig();
+  await pendingFor(s.u.ada, placed); // the real order.submitted applied (the chain's approver is gone: the admins)
+  const chain = await h
+    .call('approvals', s.root, s.u.ada, ADMIN)
+    .put(`/v1/customers/${s.root}/approval_chain`)
+    .send({ steps: [{ approver }] });
+  expect(chain.status).toBe(200);
+  // The same order under another id, submitted again by hand as the first replica would.
+  const body = (await h.call('orders', s.root, s.u.ada, ADMIN).get(`/v1/orders/${placed}`)).body;
+  const order = { ...body, id: `${placed.slice(0, -4)}${idSuffix}` };
+
+  let release!: () => void;
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  const blocker = h.approvalsDb.knex.transaction(async (trx: Knex.Transaction) => {
+    await trx.raw('lock table outbox in exclusive mode');
+    held();
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  await holding;
+  let submitted: Promise<void> | undefined;
+  try {
+    submitted = db.transaction((scope) => flow.orderSubmitted(scope, order));
+    await waitUntil(async () => (await lockWaiters()) >= 1, 20_000, 'the step held at its commit');
+    await meanwhile(flow, db);
+  } finally {
+    release();
+    await blocker;
+  }
+  await submitted;
+  return order.id;
+}
+
+/** Once the step is committed, its approval.step_opened has it checked again: it is the admins'. */
+async function expectMovedToAdmins(orderId: string, from: string): Promise<void> {
+  expect(await pendingFor(s.u.ada, orderId)).toMatchObject({ step: 1, reassigned_from: from });
+  const queue = await h.call('approvals', s.root, from).get(`/v1/approvals?approver=${from}&limit=100`);
+  expect(queue.body.data.filter((a: { order_id: string }) => a.order_id === orderId)).toEqual([]);
+}
+
+it('an approver deactivated while a step opens for them still has that approval moved to the admins', async () => {
   const late = `late-${h.suffix.toLowerCase()}`;
   await h.admin.createUser({
     login: late,
@@ -143,48 +193,15 @@ it('an approver deactivated while a step opens for them still has that approval 
     email: `${late}@example.com`,
     roles: ['approver'],
   });
-  const placed = await placeBig();
-  await pendingFor(s.u.ada, placed); // the real order.submitted applied (adam is gone: the admins)
-  const chain = await h
-    .call('approvals', s.root, s.u.ada, ADMIN)
-    .put(`/v1/customers/${s.root}/approval_chain`)
-    .send({ steps: [{ approver: late }] });
-  expect(chain.status).toBe(200);
-  // The same order under another id, submitted again by hand as the first replica would.
-  const body = (await h.call('orders', s.root, s.u.ada, ADMIN).get(`/v1/orders/${placed}`)).body;
-  const order = { ...body, id: `${placed.slice(0, -4)}RACE` };
-
-  let release!: () => void;
-  let held!: () => void;
-  const holding = new Promise<void>((resolve) => (held = resolve));
-  const blocker = h.approvalsDb.knex.transaction(async (trx: Knex.Transaction) => {
-    await trx.raw('lock table outbox in exclusive mode');
-    held();
-    await new Promise<void>((resolve) => (release = resolve));
-  });
-  await holding;
-  let submitted: Promise<void> | undefined;
-  try {
-    submitted = db.transaction((scope) => flow.orderSubmitted(scope, order));
-    await waitUntil(async () => (await lockWaiters()) >= 1, 20_000, 'the step held at its commit');
+  const orderId = await stepOpeningDuring(late, 'RACE', async (flow, db) => {
     await h.admin.request('POST', `/internal/v1/admin/users/${late}/deactivate`);
     await db.transaction((scope) => flow.approverDeactivated(scope, late));
-  } finally {
-    release();
-    await blocker;
-  }
-  await submitted;
-  // Once the step is committed, its approval.step_opened has it checked again.
-  expect(await pendingFor(s.u.ada, order.id)).toMatchObject({ step: 1, reassigned_from: late });
-  const queue = await h.call('approvals', s.root, late).get(`/v1/approvals?approver=${late}&limit=100`);
-  expect(queue.body.data.filter((a: { order_id: string }) => a.order_id === order.id)).toEqual([]);
+  });
+  await expectMovedToAdmins(orderId, late);
 });
 
 it('an approver demoted while a step opens for them still has that approval moved to the admins', async () => {
-  // As above, with user.roles_changed instead of user.deactivated: the step reads the approver as
-  // an approver, the role change finds no approval of theirs yet; the step's own check moves it.
-  const { flow } = h.approvals.parts.useCases;
-  const { db } = h.approvals.parts;
+  // As above, with user.roles_changed instead of user.deactivated.
   const slow = `slow-${h.suffix.toLowerCase()}`;
   await h.admin.createUser({
     login: slow,
@@ -193,37 +210,9 @@ it('an approver demoted while a step opens for them still has that approval move
     email: `${slow}@example.com`,
     roles: ['approver', 'shopper'],
   });
-  const placed = await placeBig();
-  await pendingFor(s.u.ada, placed); // the real order.submitted applied (late is gone: the admins)
-  const chain = await h
-    .call('approvals', s.root, s.u.ada, ADMIN)
-    .put(`/v1/customers/${s.root}/approval_chain`)
-    .send({ steps: [{ approver: slow }] });
-  expect(chain.status).toBe(200);
-  const body = (await h.call('orders', s.root, s.u.ada, ADMIN).get(`/v1/orders/${placed}`)).body;
-  const order = { ...body, id: `${placed.slice(0, -4)}DEMO` };
-
-  let release!: () => void;
-  let held!: () => void;
-  const holding = new Promise<void>((resolve) => (held = resolve));
-  const blocker = h.approvalsDb.knex.transaction(async (trx: Knex.Transaction) => {
-    await trx.raw('lock table outbox in exclusive mode');
-    held();
-    await new Promise<void>((resolve) => (release = resolve));
-  });
-  await holding;
-  let submitted: Promise<void> | undefined;
-  try {
-    submitted = db.transaction((scope) => flow.orderSubmitted(scope, order));
-    await waitUntil(async () => (await lockWaiters()) >= 1, 20_000, 'the step held at its commit');
+  const orderId = await stepOpeningDuring(slow, 'DEMO', async (flow, db) => {
     await h.admin.request('PATCH', `/internal/v1/admin/users/${slow}`, { roles: ['shopper'] });
     await db.transaction((scope) => flow.approverRolesChanged(scope, { login: slow, roles: ['shopper'] }));
-  } finally {
-    release();
-    await blocker;
-  }
-  await submitted;
-  expect(await pendingFor(s.u.ada, order.id)).toMatchObject({ step: 1, reassigned_from: slow });
-  const queue = await h.call('approvals', s.root, slow).get(`/v1/approvals?approver=${slow}&limit=100`);
-  expect(queue.body.data.filter((a: { order_id: string }) => a.order_id === order.id)).toEqual([]);
+  });
+  await expectMovedToAdmins(orderId, slow);
 });
