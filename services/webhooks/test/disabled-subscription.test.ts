@@ -4,7 +4,6 @@
 // a disabled subscription is 409 `webhook_disabled`; a test event still goes (it checks an endpoint
 // before it is enabled). On a clock 20,000 times faster
 // than real time (24 h = 4.3 s, 30 s = 1.5 ms).
-import { createLogger } from '@ordering/http';
 import { waitUntil } from '@ordering/testing';
 import { HELD_PAST_HORIZON_ERROR } from '../src/domain/held-deliveries';
 import { disconnectProducer, type Harness, startHarness } from './support/harness';
@@ -12,21 +11,14 @@ import { type Answer, type Receiver, startReceiver } from './support/receiver';
 
 let h: Harness;
 let receiver: Receiver;
-/** What the service logged at warn and above. */
-const logged: Record<string, unknown>[] = [];
 
 jest.setTimeout(60_000);
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  const logger = createLogger({
-    service: 'webhooks',
-    level: 'warn',
-    destination: { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) },
-  });
   h = await startHarness({
     env: { DELIVERY_CLOCK_SPEED: '20000', DELIVERY_POLL_MS: '10' },
-    service: { logger },
+    logLevel: 'warn',
   });
 });
 afterAll(async () => {
@@ -147,7 +139,7 @@ it('a held delivery whose 24 h end while the subscription is disabled turns fail
   const notSent = { status_code: null, latency_ms: null, error: HELD_PAST_HORIZON_ERROR };
   expect(first).toMatchObject({ next_attempt_at: null, attempts: [{ status_code: 500 }, notSent] });
   expect(second).toMatchObject({ next_attempt_at: null, attempts: [notSent] });
-  expect(logged).toContainEqual(
+  expect(h.logged).toContainEqual(
     expect.objectContaining({
       level: 'warn',
       msg: 'webhook delivery failed for good: its retries are over',

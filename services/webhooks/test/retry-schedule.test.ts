@@ -4,7 +4,6 @@
 // same Service-Delivery. The rotated-out secret stops signing once its 24 h are over; a second
 // rotation within those 24 h does not end the first one's overlap.
 import { createHmac } from 'node:crypto';
-import { createLogger } from '@ordering/http';
 import { type InMemoryTracing, startInMemoryTracing } from '@ordering/telemetry';
 import { waitUntil } from '@ordering/testing';
 import { MAX_SIGNING_SECRETS } from '../src/domain/subscriptions-use-case';
@@ -22,20 +21,13 @@ import { verifyWithStripe } from './support/stripe-verifier';
 let h: Harness;
 let receiver: Receiver;
 let tracing: InMemoryTracing;
-/** What the service logged at info and above. */
-const logged: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   tracing = startInMemoryTracing();
   receiver = await startReceiver();
-  const logger = createLogger({
-    service: 'webhooks',
-    level: 'info',
-    destination: { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) },
-  });
   h = await startHarness({
     env: { DELIVERY_CLOCK_SPEED: '20000', DELIVERY_POLL_MS: '10' },
-    service: { logger },
+    logLevel: 'info',
   });
 });
 afterAll(async () => {
@@ -123,7 +115,7 @@ describe('the schedule', () => {
     expect(Math.max(...gaps)).toBeGreaterThanOrEqual(MAX_RETRY_INTERVAL_MS * 0.75);
     expect(receiver.received('/always-500')).toHaveLength(failed!.attempts.length);
     // On-call reads each failed attempt and the giving up in the log, with the event's trace id.
-    const lines = logged.filter((l) => l.delivery_id === failed!.id);
+    const lines = h.logged.filter((l) => l.delivery_id === failed!.id);
     const retried = lines.filter((l) => l.msg === 'webhook attempt failed; it will be retried');
     expect(retried).toHaveLength(failed!.attempts.length - 1);
     expect(retried[0]).toMatchObject({

@@ -7,33 +7,28 @@
 // - A subscription whose signing secret does not open (stored under another SIGNING_SECRETS_KEY, or
 //   damaged): its deliveries are not sent, each gets a failed attempt saying why and is retried,
 //   and the batch they were claimed with goes out. (One such secret once failed every claim.)
-import { createLogger } from '@ordering/http';
 import { waitUntil } from '@ordering/testing';
 import { disconnectProducer, type Harness, startHarness } from './support/harness';
 import { type Answer, type Receiver, startReceiver } from './support/receiver';
 
 let h: Harness;
 let receiver: Receiver;
-/** Warnings and errors logged by the service. */
-const logged: {
+/** A warning or error line of the service. */
+interface LogLine {
   msg?: string;
   level?: string;
   subscription_id?: string;
   err?: { message?: string };
   res?: { statusCode?: number };
-}[] = [];
+}
+const logged = (): LogLine[] => h.logged as LogLine[];
 
 // Room for a shared, busy 2-core machine (the service joins its Kafka group first).
 jest.setTimeout(60_000);
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  const logger = createLogger({
-    service: 'webhooks',
-    level: 'warn',
-    destination: { write: (line: string) => void logged.push(JSON.parse(line) as (typeof logged)[number]) },
-  });
-  h = await startHarness({ service: { logger } });
+  h = await startHarness({ logLevel: 'warn' });
 });
 afterAll(async () => {
   await receiver?.close();
@@ -43,7 +38,7 @@ afterAll(async () => {
 
 /** What was logged besides the 404 of the deleted subscription the test asks for. */
 function warnings(): string[] {
-  return logged
+  return logged()
     .filter((l) => l.res?.statusCode !== 404)
     .map((l) => [l.msg, l.err?.message].filter(Boolean).join(': '));
 }
@@ -151,7 +146,7 @@ it("a subscription whose signing secret does not open gets failed attempts; the 
   );
   expect(receiver.received('/secret-broken')).toHaveLength(0);
   expect(receiver.received('/secret-fine')).toHaveLength(1);
-  expect(logged).toContainEqual(
+  expect(logged()).toContainEqual(
     expect.objectContaining({
       level: 'error',
       subscription_id: broken.id,

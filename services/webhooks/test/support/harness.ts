@@ -85,6 +85,8 @@ export interface Harness {
   itemViews: { current: ItemViews };
   viewRequests: { item_id: string; cust_ids: string[] }[];
   api(custId: string, scopes?: string[]): ApiClient;
+  /** The service's log lines at `logLevel` and above (none when the harness was started silent). */
+  logged: Record<string, unknown>[];
   publishUserEvent(
     custId: string,
     type?: 'user.created' | 'user.deactivated',
@@ -116,7 +118,13 @@ export async function disconnectProducer(): Promise<void> {
 }
 
 export async function startHarness(
-  options: { env?: Record<string, string>; db?: TestDatabase; service?: WebhooksServiceOptions } = {},
+  options: {
+    env?: Record<string, string>;
+    db?: TestDatabase;
+    service?: WebhooksServiceOptions;
+    /** Keep the service's log lines at this level and above in `logged` (default: silent). */
+    logLevel?: 'info' | 'warn';
+  } = {},
 ): Promise<Harness> {
   const P = `W${randomBytes(3).toString('hex').toUpperCase()}`;
   const itemViews: { current: ItemViews } = { current: () => null };
@@ -146,10 +154,13 @@ export async function startHarness(
     HOST: '127.0.0.1',
     ...options.env,
   });
-  const service = await startWebhooksService(config, {
-    logger: createLogger({ service: 'webhooks', level: 'silent' }),
-    ...options.service,
+  const logged: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    service: 'webhooks',
+    level: options.logLevel ?? 'silent',
+    destination: { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) },
   });
+  const service = await startWebhooksService(config, { logger, ...options.service });
   await service.parts.consumer.waitForGroupJoin(30_000);
   const sign = (identity: Omit<Identity, 'jti' | 'exp'>) =>
     signIdentity({ ...identity, jti: randomUUID(), exp: Math.floor(Date.now() / 1000) + 600 }, secret);
@@ -182,6 +193,7 @@ export async function startHarness(
     itemViews,
     viewRequests: lineage.viewRequests,
     api,
+    logged,
     async publishUserEvent(custId, type = 'user.created', login = `u-${randomBytes(4).toString('hex')}`) {
       const event = newEvent({
         type,
