@@ -4,14 +4,19 @@
 // is checked before it is enabled).
 // The portal runs in-process on the real Redis; the gateway is a local HTTP server.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { RunningPortal } from '../src';
-import { adminSession, startTestPortal, testSessions } from './support/portal-test-kit';
+import {
+  adminSession,
+  startStubGateway,
+  startTestPortal,
+  testSessions,
+  type StubAnswer,
+  type StubGateway,
+} from './support/portal-test-kit';
 
 const store = testSessions('portal-disabled');
 let portal: RunningPortal;
-let gateway: Server;
+let gateway: StubGateway;
 
 const subscription = {
   id: 'we_1',
@@ -52,43 +57,27 @@ const disabledError = {
 };
 
 beforeAll(async () => {
-  gateway = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.setHeader('content-type', 'application/json');
-      const answers: Record<string, [number, unknown]> = {
-        'GET /v1/webhooks/we_1': [200, subscription],
-        'GET /v1/webhooks/we_1/deliveries/whdel_1': [200, pending],
-        'POST /v1/webhooks/we_1/deliveries/whdel_1/replay': [409, disabledError],
-      };
-      const key = `${req.method} ${req.url?.split('?')[0]}`;
-      if (key === 'GET /v1/webhooks/we_1/deliveries') {
-        res.end(
-          JSON.stringify({
-            object: 'list',
-            url: '/v1/webhooks/we_1/deliveries',
-            data: [pending],
-            has_more: false,
-            next_cursor: null,
-          }),
-        );
-        return;
-      }
-      const [status, body] = answers[key] ?? [404, { error: { message: 'No such thing' } }];
-      res.statusCode = status;
-      res.end(JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-  portal = await startTestPortal(store, {
-    publicUrl: 'http://127.0.0.1:18699',
-    gatewayUrl: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
-  });
+  const answers: Record<string, StubAnswer> = {
+    'GET /v1/webhooks/we_1': { body: subscription },
+    'GET /v1/webhooks/we_1/deliveries': {
+      body: {
+        object: 'list',
+        url: '/v1/webhooks/we_1/deliveries',
+        data: [pending],
+        has_more: false,
+        next_cursor: null,
+      },
+    },
+    'GET /v1/webhooks/we_1/deliveries/whdel_1': { body: pending },
+    'POST /v1/webhooks/we_1/deliveries/whdel_1/replay': { status: 409, body: disabledError },
+  };
+  gateway = await startStubGateway(({ method, url }) => answers[`${method} ${url.split('?')[0]}`]);
+  portal = await startTestPortal(store, { publicUrl: 'http://127.0.0.1:18699', gatewayUrl: gateway.url });
 });
 
 afterAll(async () => {
   await portal?.stop();
-  await new Promise((resolve) => gateway?.close(resolve));
+  await gateway?.close();
   await store.close();
 });
 

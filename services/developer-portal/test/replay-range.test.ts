@@ -3,14 +3,18 @@
 // The portal runs in-process on the real Redis; the gateway is a local HTTP server that records
 // what the portal asks of it.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { RunningPortal } from '../src';
-import { adminSession, startTestPortal, testSessions } from './support/portal-test-kit';
+import {
+  adminSession,
+  startStubGateway,
+  startTestPortal,
+  testSessions,
+  type StubGateway,
+} from './support/portal-test-kit';
 
 const store = testSessions('portal-replay');
 let portal: RunningPortal;
-let gateway: Server;
+let gateway: StubGateway;
 /** Bodies of the replay requests the gateway received. */
 const replays: { since: string; until?: string; dry_run: boolean }[] = [];
 
@@ -26,49 +30,34 @@ const subscription = {
 };
 
 beforeAll(async () => {
-  gateway = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      res.setHeader('content-type', 'application/json');
-      if (req.method === 'GET' && req.url === '/v1/webhooks/we_1') {
-        res.end(JSON.stringify(subscription));
-        return;
-      }
-      if (req.method === 'GET' && req.url?.startsWith('/v1/webhooks?')) {
-        res.statusCode = 422;
-        res.end(
-          JSON.stringify({
-            error: {
-              type: 'invalid_request',
-              code: 'invalid_value',
-              message: 'starting_after is not a cursor this API returned (use next_cursor)',
-              param: 'starting_after',
-            },
-          }),
-        );
-        return;
-      }
-      if (req.method === 'POST' && req.url === '/v1/webhooks/we_1/replay') {
-        const body = JSON.parse(Buffer.concat(chunks).toString()) as (typeof replays)[number];
-        replays.push(body);
-        res.end(JSON.stringify({ object: 'webhook_replay', count: 2, dry_run: body.dry_run }));
-        return;
-      }
-      res.statusCode = 404;
-      res.end(JSON.stringify({ error: { message: 'No such thing' } }));
-    });
+  gateway = await startStubGateway(({ method, url, body }) => {
+    if (method === 'GET' && url === '/v1/webhooks/we_1') return { body: subscription };
+    if (method === 'GET' && url.startsWith('/v1/webhooks?')) {
+      return {
+        status: 422,
+        body: {
+          error: {
+            type: 'invalid_request',
+            code: 'invalid_value',
+            message: 'starting_after is not a cursor this API returned (use next_cursor)',
+            param: 'starting_after',
+          },
+        },
+      };
+    }
+    if (method === 'POST' && url === '/v1/webhooks/we_1/replay') {
+      const replay = JSON.parse(body) as (typeof replays)[number];
+      replays.push(replay);
+      return { body: { object: 'webhook_replay', count: 2, dry_run: replay.dry_run } };
+    }
+    return undefined;
   });
-  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-  portal = await startTestPortal(store, {
-    publicUrl: 'http://127.0.0.1:18698',
-    gatewayUrl: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
-  });
+  portal = await startTestPortal(store, { publicUrl: 'http://127.0.0.1:18698', gatewayUrl: gateway.url });
 });
 
 afterAll(async () => {
   await portal?.stop();
-  await new Promise((resolve) => gateway?.close(resolve));
+  await gateway?.close();
   await store.close();
 });
 

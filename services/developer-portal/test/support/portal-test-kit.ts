@@ -1,7 +1,9 @@
 // What the portal's in-process tests share: sessions on the real Redis under a key prefix of their
-// own (deleted when the file ends), a signed-in admin's session, and the portal itself started over
-// a gateway of the test's choosing.
+// own (deleted when the file ends), a signed-in admin's session, a stand-in gateway answering as the
+// test says, and the portal itself started over a gateway of the test's choosing.
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { REDIS_URL } from '@ordering/testing';
 import { portalConfigSchema, startPortal, type RunningPortal } from '../../src';
@@ -69,4 +71,43 @@ export function startTestPortal(
       REDIS_KEY_PREFIX: sessions.prefix,
     }),
   );
+}
+
+/** What the stand-in gateway answers: a status (default 200) and a JSON body. */
+export interface StubAnswer {
+  status?: number;
+  body: unknown;
+}
+
+export interface StubGateway {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A local HTTP server in the gateway's place: `answer` gets each request's method, path (with its
+ * query) and body text; undefined answers 404.
+ */
+export async function startStubGateway(
+  answer: (req: { method: string; url: string; body: string }) => StubAnswer | undefined,
+): Promise<StubGateway> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const given = answer({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        body: Buffer.concat(chunks).toString(),
+      }) ?? { status: 404, body: { error: { message: 'No such thing' } } };
+      res.statusCode = given.status ?? 200;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(given.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
