@@ -44,7 +44,8 @@ export function describeIssues(error: z.ZodError): string {
 }
 
 function isMissing(issue: z.core.$ZodIssue, input: unknown): boolean {
-  if (issue.code !== 'invalid_type') return false;
+  // A union (a date-time or a date) reports an absent field as `invalid_union`, not `invalid_type`.
+  if (issue.code !== 'invalid_type' && issue.code !== 'invalid_union') return false;
   let value: unknown = input;
   for (const key of issue.path) {
     if (value === null || typeof value !== 'object') return false;

@@ -243,6 +243,15 @@ describe('the schedule', () => {
     const dry = await api.post(`/v1/webhooks/${sub.id}/replay`, { since, dry_run: true });
     expect(dry.status).toBe(200);
     expect(dry.body).toEqual({ object: 'webhook_replay', count: 3, dry_run: true });
+    // The forms the list filters take: a date alone (midnight UTC), a date-time with an offset.
+    const today = since.slice(0, 10);
+    const byDate = await api.post(`/v1/webhooks/${sub.id}/replay`, { since: today, dry_run: true });
+    expect(byDate.body).toEqual({ object: 'webhook_replay', count: 3, dry_run: true });
+    const byOffset = await api.post(`/v1/webhooks/${sub.id}/replay`, {
+      since: `${today}T00:00:00+00:00`,
+      dry_run: true,
+    });
+    expect(byOffset.body).toEqual({ object: 'webhook_replay', count: 3, dry_run: true });
     const empty = await api.post(`/v1/webhooks/${sub.id}/replay`, {
       since: '2020-01-01T00:00:00Z',
       until: since,

@@ -2,7 +2,7 @@
 // deliveries and attempts are kept and listed per subscription; a delivery can be replayed with the
 // same `Service-Delivery` id). Answer of `GET /v1/webhooks/{id}/deliveries` (as a list), of
 // `POST /v1/webhooks/{id}/test` and of `POST .../deliveries/{delivery_id}/replay` (both 202).
-import { Timestamp } from './common-schemas';
+import { TimeFilter, Timestamp } from './common-schemas';
 import { requestObject } from './request-object';
 import { z } from '../zod';
 
@@ -56,8 +56,13 @@ export const WebhookDelivery = z
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
 export const ReplayWebhookDeliveriesRequest = requestObject({
-  since: Timestamp.openapi({ description: 'Inclusive start of the range (delivery creation time)' }),
-  until: Timestamp.optional().openapi({ description: 'Exclusive end of the range; default now' }),
+  since: TimeFilter.openapi({
+    description:
+      'Inclusive start of the range (delivery creation time): a date-time with a zone, or a date (midnight UTC), as the list filters take',
+  }),
+  until: TimeFilter.optional().openapi({
+    description: 'Exclusive end of the range, in the same forms; default now',
+  }),
   dry_run: z.boolean().optional().openapi({ description: 'Only count what would be sent; default false' }),
 }).openapi('ReplayWebhookDeliveriesRequest', {
   description:
