@@ -5,10 +5,11 @@ import {
   CATALOG_ITEM_CHANGE_TOPIC,
   CATALOG_ITEM_VIEWS_PATH,
   type CatalogItem,
+  type CatalogItemChange,
   type CatalogItemViewsResponse,
   parseCatalogItemChange,
 } from '@ordering/contracts';
-import { readTopic, testKafkaClient, type TopicReader } from '@ordering/testing';
+import { type ReadMessage, readTopic, testKafkaClient, type TopicReader } from '@ordering/testing';
 import { type CatalogHarness, startCatalogHarness } from './support/catalog-harness';
 import { type Fixture, loadFixture } from './support/catalog-fixture';
 
@@ -55,8 +56,22 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const changesOf = (itemId: string) =>
-  topic.messages.map((m) => parseCatalogItemChange(JSON.parse(m.value!))).filter((c) => c.item_id === itemId);
+/**
+ * Each message read is parsed once: the topic holds every catalog test's messages since the broker
+ * started (the reader starts at the beginning), and the checks run at every message that arrives.
+ * Parsing them all again at each check was quadratic: a full run's thousands of messages made one
+ * wait take minutes.
+ */
+const parsedChanges = new WeakMap<ReadMessage, CatalogItemChange>();
+const changeIn = (m: ReadMessage): CatalogItemChange => {
+  let change = parsedChanges.get(m);
+  if (!change) {
+    change = parseCatalogItemChange(JSON.parse(m.value!));
+    parsedChanges.set(m, change);
+  }
+  return change;
+};
+const changesOf = (itemId: string) => topic.messages.map(changeIn).filter((c) => c.item_id === itemId);
 
 /** What the webhooks service does for one change: the views of the subscribing accounts. */
 async function eventsFor(itemId: string, subscribers: string[]): Promise<Map<string, CatalogItem>> {
@@ -148,7 +163,7 @@ describe('catalog change events', () => {
     expect(result).toMatchObject({ imported: 301, created: 1, updated: 300, changes: 2 });
     const rows: { id: string }[] = await h.knex('items').select('id').where('item_code', 'like', 'BULK-%');
     const bulkIds = new Set(rows.map((r) => r.id));
-    const bulkChanges = () => [...bulkIds].flatMap((id) => changesOf(id));
+    const bulkChanges = () => topic.messages.map(changeIn).filter((c) => bulkIds.has(c.item_id));
     await topic.waitFor(() => bulkChanges().length >= 2, RELAY_WAIT_MS);
     await published();
     expect(
