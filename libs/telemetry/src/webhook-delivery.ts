@@ -3,7 +3,7 @@
 //
 //   await withWebhookAttemptSpan(
 //     { deliveryId, eventId, eventType, subscriptionId, attempt, url, traceHeaders: delivery.trace_context },
-//     async (span) => send(...),      // resolves with { status, error? }: status null for no answer
+//     async (span) => send(...),      // resolves with { statusCode, error? }: statusCode null for no answer
 //   );
 //   recordDeliveryGivenUp({ eventType })   // when a delivery turns `failed` after its last retry
 import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
@@ -53,7 +53,7 @@ function outcomeOf(status: number | undefined): { outcome: 'success' | 'failure'
  * exception), or status null and an `error` when there was no answer (timeout, refused, blocked
  * address); a throw counts as no answer too.
  */
-export async function withWebhookAttemptSpan<T extends { status: number | null; error?: string | null }>(
+export async function withWebhookAttemptSpan<T extends { statusCode: number | null; error?: string | null }>(
   attempt: WebhookAttempt,
   send: (span: Span) => Promise<T>,
 ): Promise<T> {
@@ -77,7 +77,7 @@ export async function withWebhookAttemptSpan<T extends { status: number | null; 
   let status: number | undefined;
   try {
     const result = await context.with(trace.setSpan(parent, span), () => send(span));
-    status = result.status ?? undefined;
+    status = result.statusCode ?? undefined;
     if (status === undefined) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? 'no answer' });
     } else {

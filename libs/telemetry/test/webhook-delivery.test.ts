@@ -40,7 +40,7 @@ describe('a webhook delivery attempt', () => {
         return { traceId: span.spanContext().traceId, headers: injectTraceHeaders() };
       },
     );
-    await withWebhookAttemptSpan({ ...attempt, traceHeaders: headers }, async () => ({ status: 204 }));
+    await withWebhookAttemptSpan({ ...attempt, traceHeaders: headers }, async () => ({ statusCode: 204 }));
     const span = tracing.spans().find((s) => s.name === 'webhook order.approved attempt')!;
     expect(span.kind).toBe(SpanKind.CLIENT);
     expect(span.spanContext().traceId).toBe(traceId);
@@ -56,13 +56,13 @@ describe('a webhook delivery attempt', () => {
   });
 
   it('a receiver answering 500 or not at all is a failed attempt; outcomes and durations are metrics', async () => {
-    await withWebhookAttemptSpan(attempt, async () => ({ status: 500 }));
+    await withWebhookAttemptSpan(attempt, async () => ({ statusCode: 500 }));
     await expect(
       withWebhookAttemptSpan(attempt, async () => {
         throw new Error('connect ETIMEDOUT');
       }),
     ).rejects.toThrow('ETIMEDOUT');
-    await withWebhookAttemptSpan({ ...attempt, attempt: 1 }, async () => ({ status: 500 }));
+    await withWebhookAttemptSpan({ ...attempt, attempt: 1 }, async () => ({ statusCode: 500 }));
     recordDeliveryGivenUp({ eventType: 'order.approved' });
     const failed = tracing.spans().filter((s) => s.status.code === SpanStatusCode.ERROR);
     expect(failed).toHaveLength(3);
@@ -100,7 +100,7 @@ describe('a webhook delivery attempt', () => {
         await new Promise((r) => setTimeout(r, 1));
         active = trace.getActiveSpan()?.spanContext();
         own = span.spanContext();
-        return { status: 500 };
+        return { statusCode: 500 };
       },
     );
     expect(active).toMatchObject({ traceId: own!.traceId, spanId: own!.spanId });
@@ -108,7 +108,7 @@ describe('a webhook delivery attempt', () => {
     await tracer().startActiveSpan('outer', async (outer) => {
       await withWebhookAttemptSpan({ ...attempt, eventType: 'webhook.test' }, async () => {
         active = trace.getActiveSpan()?.spanContext();
-        return { status: 204 };
+        return { statusCode: 204 };
       });
       expect(active?.traceId).toBe(outer.spanContext().traceId);
       expect(active?.spanId).not.toBe(outer.spanContext().spanId);

@@ -55,8 +55,7 @@ export interface DeliveryWorkerOptions {
 /** What one attempt came to: the receiver's answer, or why none came. */
 interface AttemptResult {
   ok: boolean;
-  /** The answer's status (null: none), as the attempt span reads it. */
-  status: number | null;
+  /** The answer's status (null: none). */
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
@@ -351,7 +350,7 @@ export class DeliveryWorker implements EntryPoint {
           'Service-Signature': signatureHeader(sendBody, item.secrets, timestamp),
         },
       });
-      return { ...sent, status: sent.statusCode };
+      return sent;
     });
     await this.flush();
   }
@@ -418,7 +417,6 @@ export class DeliveryWorker implements EntryPoint {
   private notSent(row: DeliveryRow, subscription: SubscriptionRow, why: string): Promise<AttemptResult> {
     return this.inAttemptSpan(row, subscription, async () => ({
       ok: false,
-      status: null,
       statusCode: null,
       latencyMs: 0,
       error: `not sent: ${why}`,
