@@ -206,9 +206,9 @@ export class DeliveryRepository {
   /**
    * Leases up to `capacity` due deliveries to `owner` for `leaseMs` (real time), at most
    * `perSubscription` of one subscription, none of `excludeSubscriptions` nor of a disabled
-   * subscription (held until it is enabled; its `webhook.test` deliveries excepted), and for an ordered subscription only a resource's
-   * oldest pending delivery. The conditional UPDATE re-checks each
-   * row under its lock, so two workers never lease the same delivery.
+   * subscription (held until it is enabled; its deliveries of `unheldType` excepted), and for an
+   * ordered subscription only a resource's oldest pending delivery. The conditional UPDATE
+   * re-checks each row under its lock, so two workers never lease the same delivery.
    */
   async claim(input: {
     owner: string;
@@ -217,6 +217,7 @@ export class DeliveryRepository {
     perSubscription: number;
     excludeSubscriptions: string[];
     leaseMs: number;
+    unheldType: string;
   }): Promise<DeliveryRow[]> {
     const result = await this.knex.raw<{ rows: DeliveryRow[] }>(
       `WITH due AS (
@@ -227,7 +228,7 @@ export class DeliveryRepository {
            AND NOT (d.subscription_id = ANY(CAST(? AS text[])))
            AND EXISTS (
              SELECT 1 FROM webhook_subscriptions s
-             WHERE s.id = d.subscription_id AND (s.status = 'enabled' OR d.event_type = 'webhook.test'))
+             WHERE s.id = d.subscription_id AND (s.status = 'enabled' OR d.event_type = ?))
            AND (NOT d.ordered OR NOT EXISTS (
              SELECT 1 FROM webhook_deliveries p
              WHERE p.status = 'pending' AND p.ordered AND p.subscription_id = d.subscription_id
@@ -252,6 +253,7 @@ export class DeliveryRepository {
       [
         input.now,
         input.excludeSubscriptions,
+        input.unheldType,
         input.capacity * 4,
         input.perSubscription,
         input.capacity,
@@ -269,7 +271,15 @@ export class DeliveryRepository {
    * due. `subscriptionId`: that subscription's alone. Answers the deliveries as they were before.
    */
   async failHeldPastHorizon(
-    input: { now: Date; horizonMs: number; error: string; limit: number; subscriptionId?: string },
+    input: {
+      now: Date;
+      horizonMs: number;
+      error: string;
+      limit: number;
+      /** The event type that is never held (it is sent while the subscription is disabled). */
+      unheldType: string;
+      subscriptionId?: string;
+    },
     db: Db = this.knex,
   ): Promise<DeliveryRow[]> {
     const cutoff = new Date(input.now.getTime() - input.horizonMs);
@@ -279,7 +289,7 @@ export class DeliveryRepository {
       `WITH held AS (
          SELECT d.id FROM webhook_deliveries d
          JOIN webhook_subscriptions s ON s.id = d.subscription_id AND s.status = 'disabled'
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND d.event_type <> 'webhook.test' ${only}
+         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND d.event_type <> ? ${only}
            AND COALESCE(d.first_attempt_at, d.next_attempt_at) <= ?
            AND (d.lease_until IS NULL OR d.lease_until < clock_timestamp())
          ORDER BY d.next_attempt_at, d.seq
@@ -300,6 +310,7 @@ export class DeliveryRepository {
        SELECT d.* FROM webhook_deliveries d JOIN failed ON failed.id = d.id`,
       [
         input.now,
+        input.unheldType,
         ...onlyBinding,
         cutoff,
         input.limit,

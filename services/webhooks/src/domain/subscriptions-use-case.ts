@@ -2,7 +2,7 @@
 // shown once), list, retrieve, update, delete, rotate the secret (the old one signs 24 h more) and
 // send a `webhook.test` event to one subscription.
 import type { Knex } from 'knex';
-import { newEvent, newId } from '@ordering/contracts';
+import { EVENT_TYPES, newEvent, newId } from '@ordering/contracts';
 import { ConflictError, InputError, NotFoundError } from '@ordering/errors';
 import type { DeliveryRepository, DeliveryRow } from '../data-access/delivery-repository';
 import type {
@@ -14,13 +14,7 @@ import type {
 import type { UrlPolicy } from '../delivery/url-policy';
 import { UrlRefusedError } from '../delivery/url-policy';
 import type { DeliveryClock } from './delivery-clock';
-import {
-  type GivenUpLogger,
-  HELD_BATCH,
-  HELD_PAST_HORIZON_ERROR,
-  reportHeldGivenUp,
-} from './held-deliveries';
-import { RETRY_HORIZON_MS } from './retry-schedule';
+import { type GivenUpLogger, failHeldPastHorizon, reportHeldGivenUp } from './held-deliveries';
 import { type SecretBox, newSigningSecret, sealedSecretResponses } from './secret-box';
 
 export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -130,20 +124,8 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
         const before = await deps.subscriptions.findLocked(trx, custId, id, 'noKeyUpdate');
         if (!before) throw noSuchSubscription();
         const enabling = before.status === 'disabled' && next.status === 'enabled';
-        while (enabling) {
-          const batch = await deps.deliveries.failHeldPastHorizon(
-            {
-              now,
-              horizonMs: RETRY_HORIZON_MS,
-              error: HELD_PAST_HORIZON_ERROR,
-              limit: HELD_BATCH,
-              subscriptionId: id,
-            },
-            trx,
-          );
-          givenUp.push(...batch);
-          if (batch.length < HELD_BATCH) break;
-        }
+        if (enabling)
+          givenUp.push(...(await failHeldPastHorizon(deps.deliveries, now, { subscriptionId: id, trx })));
         const updated = await deps.subscriptions.update(custId, id, next, trx);
         if (!updated) throw noSuchSubscription();
         if (enabling) pending = await deps.deliveries.resumeHeld(trx, id, now);
@@ -190,7 +172,7 @@ export function subscriptionsUseCase(deps: SubscriptionsDeps) {
         const row = await deps.subscriptions.findLocked(trx, custId, id, 'keyShare');
         if (!row) throw noSuchSubscription();
         const event = newEvent({
-          type: 'webhook.test',
+          type: EVENT_TYPES.webhookTest,
           cust_id: custId,
           data: { webhook_id: row.id, message: 'A test event sent with POST /v1/webhooks/{id}/test' },
         });

@@ -20,8 +20,13 @@ import type { AttemptOutcome, DeliveryRepository, DeliveryRow } from '../../data
 import type { SubscriptionRepository, SubscriptionRow } from '../../data-access/subscription-repository';
 import type { HttpSender } from '../../delivery/http-sender';
 import type { DeliveryClock } from '../../domain/delivery-clock';
-import { HELD_BATCH, HELD_PAST_HORIZON_ERROR, isHeld, reportHeldGivenUp } from '../../domain/held-deliveries';
-import { RETRY_HORIZON_MS, nextAttemptAt, retryAfterMs } from '../../domain/retry-schedule';
+import {
+  UNHELD_EVENT_TYPE,
+  failHeldPastHorizon,
+  isHeld,
+  reportHeldGivenUp,
+} from '../../domain/held-deliveries';
+import { nextAttemptAt, retryAfterMs } from '../../domain/retry-schedule';
 import type { SecretBox } from '../../domain/secret-box';
 import { signatureHeader } from '../../domain/signature';
 
@@ -172,21 +177,11 @@ export class DeliveryWorker implements EntryPoint {
     });
   }
 
-  /**
-   * Fails the held deliveries (of disabled subscriptions) whose 24 h window ended; comes back at
-   * once while there are more than one statement takes.
-   */
+  /** Fails the held deliveries (of disabled subscriptions) whose 24 h window ended. */
   private async sweepHeld(): Promise<void> {
     this.nextSweepAt = Date.now() + HELD_SWEEP_MS;
     try {
-      const failed = await this.o.deliveries.failHeldPastHorizon({
-        now: this.o.clock.now(),
-        horizonMs: RETRY_HORIZON_MS,
-        error: HELD_PAST_HORIZON_ERROR,
-        limit: HELD_BATCH,
-      });
-      reportHeldGivenUp(this.o.logger, failed);
-      if (failed.length === HELD_BATCH) this.nextSweepAt = 0;
+      reportHeldGivenUp(this.o.logger, await failHeldPastHorizon(this.o.deliveries, this.o.clock.now()));
     } catch (err) {
       this.o.logger.warn({ err }, 'failing the held deliveries past their 24 h failed; retrying');
     }
@@ -207,6 +202,7 @@ export class DeliveryWorker implements EntryPoint {
       perSubscription: this.o.perEndpoint,
       excludeSubscriptions: saturated,
       leaseMs: this.o.leaseMs,
+      unheldType: UNHELD_EVENT_TYPE,
     });
     if (rows.length === 0) return false;
     const subscriptionIds = [...new Set(rows.map((r) => r.subscription_id))];
