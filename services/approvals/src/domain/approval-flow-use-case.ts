@@ -273,7 +273,7 @@ export class ApprovalFlowUseCase {
     await scope.approvals.updateOrder(order, now);
     const login = order.approvers[step - 1]!;
     const user = await this.deps.directory.user(login);
-    if (user?.status === 'active' && mayApprove(user) && !placedBy(order, login)) {
+    if (whyNotApproving(login, user) === null && !placedBy(order, login)) {
       await this.openApproval(scope, order, step, login, now, null);
       return;
     }
