@@ -8,6 +8,7 @@ import type { RunningPortal } from '../src';
 import {
   adminSession,
   startStubGateway,
+  stubSubscription,
   startTestPortal,
   testSessions,
   type StubAnswer,
@@ -18,16 +19,7 @@ const store = testSessions('portal-disabled');
 let portal: RunningPortal;
 let gateway: StubGateway;
 
-const subscription = {
-  id: 'we_1',
-  object: 'webhook_subscription',
-  url: 'https://hooks.example.com/in',
-  events: ['order.submitted'],
-  description: null,
-  status: 'disabled',
-  ordering: 'none',
-  created_at: '2026-11-20T00:00:00.000Z',
-};
+const subscription = stubSubscription({ status: 'disabled' });
 const pending = {
   id: 'whdel_1',
   object: 'webhook_delivery',

@@ -7,6 +7,7 @@ import type { RunningPortal } from '../src';
 import {
   adminSession,
   startStubGateway,
+  stubSubscription,
   startTestPortal,
   testSessions,
   type StubGateway,
@@ -18,16 +19,7 @@ let gateway: StubGateway;
 /** Bodies of the replay requests the gateway received. */
 const replays: { since: string; until?: string; dry_run: boolean }[] = [];
 
-const subscription = {
-  id: 'we_1',
-  object: 'webhook_subscription',
-  url: 'https://hooks.example.com/in',
-  events: ['order.submitted'],
-  description: null,
-  status: 'enabled',
-  ordering: 'none',
-  created_at: '2026-11-20T00:00:00.000Z',
-};
+const subscription = stubSubscription();
 
 beforeAll(async () => {
   gateway = await startStubGateway(({ method, url, body }) => {

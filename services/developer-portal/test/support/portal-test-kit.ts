@@ -111,3 +111,18 @@ export async function startStubGateway(
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** The subscription `we_1` as the API answers it; `overrides` change what a test needs. */
+export function stubSubscription(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: 'we_1',
+    object: 'webhook_subscription',
+    url: 'https://hooks.example.com/in',
+    events: ['order.submitted'],
+    description: null,
+    status: 'enabled',
+    ordering: 'none',
+    created_at: '2026-11-20T00:00:00.000Z',
+    ...overrides,
+  };
+}
