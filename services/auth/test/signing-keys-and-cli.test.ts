@@ -38,8 +38,8 @@ async function opsWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<unkno
   return JSON.parse(printed.join('\n'));
 }
 
-/** `ops auth clients register` of an ERP integration (orders:read) of `custId`, login erp. */
-const registerErp = (custId: string) => [
+/** `ops auth clients register` of an ERP integration (`scopes`, default orders:read) of `custId`, login erp. */
+const registerErp = (custId: string, scopes = 'orders:read') => [
   'clients',
   'register',
   '--name',
@@ -47,7 +47,7 @@ const registerErp = (custId: string) => [
   '--type',
   'service',
   '--scopes',
-  'orders:read',
+  scopes,
   '--cust-id',
   custId,
   '--login',
@@ -68,20 +68,7 @@ async function verifyWithPublishedKeys(token: string) {
 
 describe('operator CLI: clients', () => {
   it('registers a client whose secret is shown once and works at the token endpoint', async () => {
-    const out = (await ops(
-      'clients',
-      'register',
-      '--name',
-      'ERP',
-      '--type',
-      'service',
-      '--scopes',
-      'orders:read,catalog:read',
-      '--cust-id',
-      'GLOBEX',
-      '--login',
-      'erp',
-    )) as {
+    const out = (await ops(...registerErp('GLOBEX', 'orders:read,catalog:read'))) as {
       client_id: string;
       client_secret: string;
     };
