@@ -68,3 +68,37 @@ describe('X-Content-Type-Options: nosniff', () => {
     expect(malformed).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/i);
   });
 });
+
+describe('Cache-Control on the API', () => {
+  it("is no-store on a service's answer that says nothing about caching (an account's data)", async () => {
+    h.upstreams.customers.behaviour = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":"alice","object":"user","email":"alice@acme.example"}');
+    };
+    const res = await request(h.url)
+      .get('/v1/users/alice')
+      .set('Authorization', `Bearer ${h.issuer.mint({ scope: 'users:read' })}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it("keeps the service's own Cache-Control", async () => {
+    h.upstreams.orders.behaviour = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'private, max-age=60' });
+      res.end('{}');
+    };
+    const res = await request(h.url).get('/v1/orders/o_1').set('Authorization', `Bearer ${token}`);
+    expect(res.headers['cache-control']).toBe('private, max-age=60');
+  });
+
+  it("is no-store on the gateway's own answers to API requests; the OpenAPI document stays cacheable", async () => {
+    const [unauthorized, wrongMethod, document] = await Promise.all([
+      request(h.url).get('/v1/orders'),
+      request(h.url).delete('/v1/orders/o_1').set('Authorization', `Bearer ${token}`),
+      request(h.url).get('/v1/openapi.json'),
+    ]);
+    expect([unauthorized.status, unauthorized.headers['cache-control']]).toEqual([401, 'no-store']);
+    expect([wrongMethod.status, wrongMethod.headers['cache-control']]).toEqual([405, 'no-store']);
+    expect([document.status, document.headers['cache-control']]).toEqual([200, 'public, max-age=300']);
+  });
+});
