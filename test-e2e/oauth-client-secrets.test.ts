@@ -247,6 +247,39 @@ describe('OAuth clients of an account, through the gateway', () => {
     expect((await token(c.client_id, c.client_secret!, 'orders:read')).status).toBe(401);
   });
 
+  it('refuses a rotation whose body is not JSON (415), rotating nothing: a form field is never dropped unseen', async () => {
+    const c = await register(custId, 'orders:read');
+    const before = JSON.parse((await api(`/v1/oauth_clients/${c.client_id}`, adminToken)).text) as {
+      secret_issued_at: string;
+    };
+    for (const [contentType, body] of [
+      ['application/x-www-form-urlencoded', 'expires_in=1'],
+      ['text/plain', '{}'],
+    ]) {
+      const res = await fetch(`${gateway.url}/v1/oauth_clients/${c.client_id}/rotate_secret`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': contentType! },
+        body,
+      });
+      const answer = (await res.json()) as { error?: { type: string; code: string; request_id: string } };
+      expect({ status: res.status, type: answer.error?.type, code: answer.error?.code }).toEqual({
+        status: 415,
+        type: 'invalid_request',
+        code: 'unsupported_media_type',
+      });
+      expect(answer.error?.request_id).toBe(res.headers.get('x-request-id'));
+    }
+    const after = JSON.parse((await api(`/v1/oauth_clients/${c.client_id}`, adminToken)).text) as {
+      secret_issued_at: string;
+      previous_secret_expires_at: string | null;
+    };
+    expect(after).toMatchObject({
+      secret_issued_at: before.secret_issued_at,
+      previous_secret_expires_at: null,
+    });
+    expect((await token(c.client_id, c.client_secret!, 'orders:read')).status).toBe(200);
+  });
+
   it('refuses to rotate what has no secret (409 client_has_no_secret) and a stranger client (404)', async () => {
     const native = await register(custId, 'openid orders:read', [
       '--type',

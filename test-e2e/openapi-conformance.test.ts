@@ -116,6 +116,15 @@ afterAll(async () => {
 const token = (scope: string) => issuer.mint({ cust_id: custId, login: 'integrator', scope });
 
 describe('real answers conform to the served OpenAPI document', () => {
+  it('GET /v1/customers and /v1/customers/{cust_id}: the document names every field of the answer', async () => {
+    const list = await call('GET', '/v1/customers', { token: token('orders:read') });
+    const one = await call('GET', `/v1/customers/${custId}`, { token: token('orders:read') });
+    expect([list.status, one.status]).toEqual([200, 200]);
+    expect((one.body as Json).addresses.length).toBeGreaterThan(0);
+    expect(conformance.undocumentedFields('GET', '/v1/customers', list.body)).toEqual([]);
+    expect(conformance.undocumentedFields('GET', '/v1/customers/{cust_id}', one.body)).toEqual([]);
+  });
+
   it('GET /v1/customers: a CustomerList of the account tree', async () => {
     const res = await call('GET', '/v1/customers?limit=1', { token: token('orders:read') });
     expect(res.status).toBe(200);

@@ -49,6 +49,9 @@ export function gatewayRequestListener(options: GatewayListenerOptions): Request
           ? match.route.service !== 'gateway'
           : match.kind === 'wrong_method' || req.headers.authorization !== undefined;
       if (api) {
+        // The API's answers hold an account's data (users' e-mails, addresses, orders): no cache
+        // on the way may keep them, unless the service that answered says otherwise.
+        res.setHeader('Cache-Control', 'no-store');
         serve(req, res, (r, s, ctx) => options.api(r, s, ctx, match, path));
         return;
       }

@@ -73,4 +73,35 @@ export class ResponseConformance {
     }
     return problems;
   }
+
+  /**
+   * The fields of a 200 answer that the document does not name (its schemas are open, so that
+   * additive fields validate): each one an integrator's generated client would never see.
+   */
+  undocumentedFields(method: string, pathTemplate: string, body: unknown): string[] {
+    const operation = this.doc.paths[pathTemplate]?.[method.toLowerCase()];
+    const schema = operation && this.deref(operation.responses['200']).content?.['application/json']?.schema;
+    const found: string[] = [];
+    const walk = (node: Json | undefined, value: unknown, at: string): void => {
+      if (!node || value === null || typeof value !== 'object') return;
+      const s = this.deref(node);
+      const alternatives = [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])] as Json[];
+      if (Array.isArray(value)) {
+        if (s.items) value.forEach((v, i) => walk(s.items, v, `${at}[${i}]`));
+        else alternatives.forEach((a) => walk(a, value, at));
+        return;
+      }
+      if (!s.properties) {
+        const object = alternatives.map((a) => this.deref(a)).find((a) => a.properties);
+        if (object) walk(object, value, at);
+        return;
+      }
+      for (const [name, v] of Object.entries(value)) {
+        if (name in s.properties) walk(s.properties[name], v, `${at}.${name}`);
+        else found.push(`${at}.${name}`);
+      }
+    };
+    walk(schema, body, 'body');
+    return found;
+  }
 }

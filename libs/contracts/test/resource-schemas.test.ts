@@ -39,9 +39,12 @@ describe('resource schemas', () => {
       addresses: [
         {
           id: 'addr_1',
+          object: 'address',
           type: 'shipping',
           label: 'HQ',
+          attention: null,
           street_1: '1 Main St',
+          street_2: null,
           city: 'Springfield',
           region: 'IL',
           postal_code: '62701',
@@ -49,6 +52,7 @@ describe('resource schemas', () => {
           default: true,
         },
       ],
+      currency: 'USD',
       approval_required_over: { amount: 100000, currency: 'USD' },
       billing_terms: 'net_30',
     };

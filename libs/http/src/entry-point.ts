@@ -58,6 +58,15 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** How long a connection closed after an early answer keeps reading what the client still sends. */
 const LINGER_MS = 2_000;
 
+/**
+ * On every answer of every process, whatever produced it (a route, an error, a refusal of the
+ * entry point): the body is exactly its declared Content-Type. The answers are JSON (and the
+ * auth service's and the portal's pages HTML) that often echo what a client sent (an unknown path,
+ * a parameter's value); a browser that sniffed such JSON as a page or a script would run it
+ * (OWASP API8:2023, security directives sent to clients).
+ */
+const NOSNIFF = ['X-Content-Type-Options', 'nosniff'] as const;
+
 /** The status, code and message a protocol-level error of a client is answered with. */
 function clientErrorAnswer(err: NodeJS.ErrnoException): { status: number; code: string; message: string } {
   if (err.code === 'HPE_HEADER_OVERFLOW')
@@ -123,6 +132,7 @@ function answerOnSocket(
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       `${REQUEST_ID_HEADER}: ${requestId}\r\n` +
+      `${NOSNIFF[0]}: ${NOSNIFF[1]}\r\n` +
       'Connection: close\r\n\r\n' +
       body,
   );
@@ -188,6 +198,7 @@ function answerAndClose(res: ServerResponse, status: number, code: string, messa
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(body),
     [REQUEST_ID_HEADER]: requestId,
+    [NOSNIFF[0]]: NOSNIFF[1],
   });
   res.end(body);
 }
@@ -222,6 +233,7 @@ export function httpEntryPoint(app: RequestListener, options: HttpEntryPointOpti
     inFlight.add(res);
     res.on('finish', onFinish);
     res.on('close', onClose);
+    res.setHeader(...NOSNIFF);
     // A request that arrives on an open keep-alive socket while draining is served, then the
     // socket closes.
     if (stopping) res.setHeader('Connection', 'close');

@@ -15,9 +15,15 @@ export function isCustId(value: string): boolean {
 export const Address = z
   .looseObject({
     id: z.string().openapi({ description: 'Used as `shipping_address_id` when creating an order' }),
+    object: z.literal('address'),
     type: z.enum(ADDRESS_TYPES),
     label: z.string(),
+    attention: z.string().nullable().openapi({
+      description:
+        "The account's instruction to the carrier (a receiving dock, a department); an order placed to this address carries it as `shipping_address.attention`, else the orderer's name. Null when none",
+    }),
     street_1: z.string(),
+    street_2: z.string().nullable().openapi({ description: "The address's second line; null when none" }),
     city: z.string(),
     region: z.string(),
     postal_code: z.string(),
@@ -35,6 +41,10 @@ export const Customer = z
     parent_cust_id: z.string().nullable().openapi({ description: 'Null for a top-level account' }),
     created_at: Timestamp,
     addresses: z.array(Address),
+    currency: z.string().openapi({
+      description: "ISO 4217 code (upper case) of the account's currency: its prices, orders and threshold",
+      example: 'USD',
+    }),
     approval_required_over: Money.nullable().openapi({
       description: 'Order total above which approval is required; null when orders never need approval',
     }),
