@@ -292,6 +292,14 @@ describe('federated sign-in refusals, shown on the sign-in page', () => {
     expect(h.customers.find(odd)).toBeUndefined();
   });
 
+  it("an email whose login is a user of another account than the domain's: refused with a page that says why, never signed into that user", async () => {
+    const email = 'pre.created@acme.example';
+    h.customers.add({ login: email, password: '', cust_id: 'GLOBEX', email, name: 'Pre-created elsewhere' });
+    idp.person(email, { sub: 'idp-pre', email, email_verified: true });
+    const flow = await startFlow();
+    expectRefusal(await continueWithCompany(flow, email), 403, /login of a user outside your company/);
+  });
+
   it("an email outside the provider's own domain", async () => {
     idp.person('sneaky@acme.example', { sub: 'idp-3', email: 'ceo@globex.example', email_verified: true });
     const flow = await startFlow();

@@ -272,6 +272,52 @@ describe('POST /internal/v1/users/jit', () => {
     expect(res.body.error.code).toBe('resource_missing');
   });
 
+  it("never signs anyone into a user of an account that does not own the e-mail's domain (409, nobody created); users of the domain's account tree are found", async () => {
+    const domain = `cred-${h.suffix.toLowerCase()}.example`;
+    // Another company's admin names users after people of this domain: by login, and by e-mail.
+    const other = `OTHER-${h.suffix}`;
+    await h.admin.createCustomer({ cust_id: other, name: 'Other Co' });
+    const byLogin = `victim.${randomUUID().slice(0, 8)}@${domain}`;
+    await h.admin.createUser({
+      login: byLogin,
+      email: `x@${other.toLowerCase()}.example`,
+      name: 'V',
+      cust_id: other,
+    });
+    const byEmail = `victim2.${randomUUID().slice(0, 8)}@${domain}`;
+    await h.admin.createUser({
+      login: `v2.${randomUUID().slice(0, 8)}`,
+      email: byEmail,
+      name: 'V2',
+      cust_id: other,
+    });
+
+    const refused = await jit(byLogin, 'Victim');
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'email_held_elsewhere', param: 'email' });
+    // The e-mail held by the other account's user: the domain's account gets its own user.
+    const created = await jit(byEmail, 'Victim Two');
+    expect(created.status).toBe(201);
+    expect(created.body.user).toMatchObject({ login: byEmail, cust_id: custId });
+
+    // A user of a sub-account of the domain's account, under another login, is found by e-mail.
+    const child = `CREDKID-${h.suffix}`;
+    await h.admin.createCustomer({ cust_id: child, name: 'Cred Kid', parent_cust_id: custId });
+    const kidEmail = `kid.${randomUUID().slice(0, 8)}@${domain}`;
+    const kidLogin = `kid.${randomUUID().slice(0, 8)}`;
+    await h.admin.createUser({ login: kidLogin, email: kidEmail, name: 'Kid', cust_id: child });
+    const found = await jit(kidEmail);
+    expect(found.status).toBe(200);
+    expect(found.body.user).toMatchObject({ login: kidLogin, cust_id: child });
+  });
+
+  it('a user whose e-mail domain no account maps is not signed in by it (404)', async () => {
+    const email = `loner.${randomUUID().slice(0, 8)}@unmapped-${h.suffix.toLowerCase()}.example`;
+    await h.admin.createUser({ login: email, email, name: 'Loner', cust_id: custId });
+    const res = await jit(email);
+    expect(res.status).toBe(404);
+  });
+
   it('an e-mail domain maps to one account only', async () => {
     await expect(
       h.admin.createCustomer({

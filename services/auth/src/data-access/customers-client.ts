@@ -41,12 +41,14 @@ export interface CustomersClient {
    * Just-in-time provisioning of someone an identity provider vouched for: the existing shopper of
    * that e-mail (`created: false`, whatever its status) or a new one (`created: true`, user.created
    * fires); undefined when no account maps the e-mail's domain with JIT allowed;
-   * `'email_not_login'` when the e-mail cannot be a login (characters, length).
+   * `'email_not_login'` when the e-mail cannot be a login (characters, length);
+   * `'email_held_elsewhere'` when that login is a user of an account that does not own the domain.
    */
   provisionJustInTime(email: string, name?: string): Promise<JustInTimeResult>;
 }
 
-export type JustInTimeResult = { user: ShopperRecord; created: boolean } | 'email_not_login' | undefined;
+export type JustInTimeResult =
+  { user: ShopperRecord; created: boolean } | 'email_not_login' | 'email_held_elsewhere' | undefined;
 
 export class HttpCustomersClient implements CustomersClient {
   constructor(
@@ -85,6 +87,7 @@ export class HttpCustomersClient implements CustomersClient {
     const res = await this.call('POST', '/internal/v1/users/jit', { email, ...(name ? { name } : {}) });
     if (res.status === 404) return undefined;
     if (res.status === 422) return 'email_not_login';
+    if (res.status === 409) return 'email_held_elsewhere';
     if (res.status !== 200 && res.status !== 201) throw this.unexpected(res.status);
     return (await res.json()) as { user: ShopperRecord; created: boolean };
   }

@@ -73,6 +73,7 @@ export type CompleteResult =
   | { outcome: 'email_outside_domain'; domain: string }
   | { outcome: 'no_account'; domain: string }
   | { outcome: 'email_not_login' }
+  | { outcome: 'email_held_elsewhere' }
   | { outcome: 'deactivated' };
 
 const random = () => randomBytes(32).toString('base64url');
@@ -158,6 +159,8 @@ export async function completeFederatedSignIn(
   const provisioned = await deps.customers.provisionJustInTime(email, name);
   if (!provisioned) return { outcome: 'no_account', domain: idp.domain };
   if (provisioned === 'email_not_login') return { outcome: 'email_not_login' };
+  // Its login is a user of an account that does not own the domain (any admin may name a user so).
+  if (provisioned === 'email_held_elsewhere') return { outcome: 'email_held_elsewhere' };
   const { user, created } = provisioned;
   if (user.status !== 'active') return { outcome: 'deactivated' };
   return { outcome: 'signed_in', sub: shopperSubject(user.cust_id, user.login), created };

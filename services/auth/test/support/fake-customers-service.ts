@@ -102,11 +102,18 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
         const login = String(body.email).trim().toLowerCase();
         const existing =
           users.get(login) ?? [...users.values()].find((u) => u.record.email.toLowerCase() === login);
+        const custId = jitDomains.get(login.slice(login.lastIndexOf('@') + 1));
+        // As the customers service: a user of another account than the domain's is never signed into.
+        if (existing && custId !== undefined && existing.record.cust_id !== custId) {
+          send(409, {
+            error: { type: 'invalid_request', code: 'email_held_elsewhere', message: 'no', request_id: 'x' },
+          });
+          return;
+        }
         if (existing) {
           send(200, { user: existing.record, created: false });
           return;
         }
-        const custId = jitDomains.get(login.slice(login.lastIndexOf('@') + 1));
         if (!custId) {
           send(404, {
             error: { type: 'invalid_request', code: 'resource_missing', message: 'no', request_id: 'x' },

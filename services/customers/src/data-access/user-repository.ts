@@ -159,9 +159,11 @@ export class UserRepository {
     return { total: Number(count), users: rows.map(toShopper) };
   }
 
-  async findByEmail(email: string): Promise<Shopper | undefined> {
+  /** The oldest user with this e-mail (any case) among the users of `custIds`. */
+  async findByEmailWithin(email: string, custIds: string[]): Promise<Shopper | undefined> {
     const row = (await this.db('users')
       .whereRaw('lower(email) = lower(?)', [email])
+      .whereIn('cust_id', custIds)
       .orderBy('created_at')
       .first()) as UserRow | undefined;
     return row ? toShopper(row) : undefined;

@@ -75,6 +75,12 @@ function failureMessage(result: Failure): { status: number; message: string } {
         status: 403,
         message: `Your email address cannot be a login here (${LOGIN_RULE}). Ask your administrator to create your account.`,
       };
+    case 'email_held_elsewhere':
+      return {
+        status: 403,
+        message:
+          'Your email address is already the login of a user outside your company here, so your company sign-in cannot use it. Ask your administrator.',
+      };
     case 'deactivated':
       return { status: 403, message: 'Your account is deactivated. Ask your administrator.' };
   }
