@@ -1,2 +1,3 @@
 export * from './app-error';
 export * from './error-body';
+export * from './transient-errors';

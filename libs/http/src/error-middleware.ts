@@ -10,8 +10,10 @@ import {
   InternalError,
   NotFoundError,
   PayloadTooLargeError,
+  UnavailableError,
   UnsupportedMediaTypeError,
   errorBody,
+  isTransientInfrastructureError,
   toAppError,
 } from '@ordering/errors';
 import type { Logger } from './logger';
@@ -69,6 +71,12 @@ export function toHttpAppError(err: unknown): AppError {
         'The request body could not be read (malformed, or not decompressible with its Content-Encoding)',
       );
     }
+  }
+  // The service's database (or another dependency) is down, restarting, or dropped the connection
+  // mid-request, or its pool is exhausted: decisions.md's 503 `service_unavailable`, not a bug's 500.
+  // Still logged at error level with its cause (sendError) for on-call.
+  if (isTransientInfrastructureError(err)) {
+    return new UnavailableError('A service behind the API lost its connection to its database; retry later');
   }
   return toAppError(err);
 }

@@ -210,6 +210,8 @@ class KafkaConsumerRunner implements ConsumerRunner {
   private stopping = false;
   private readonly waker = new Waker();
   private joined!: Promise<void>;
+  /** Set while Kafka was unreachable at start: the pending retry (its timer, or the attempt running). */
+  private startRetry: { timer: NodeJS.Timeout } | Promise<void> | undefined;
   private lastInboxPurge = 0;
   private lagGauge: LagGauge | undefined;
 
@@ -224,10 +226,68 @@ class KafkaConsumerRunner implements ConsumerRunner {
     this.maxPerTransaction = Math.max(1, options.maxMessagesPerTransaction ?? 100);
   }
 
+  /**
+   * Connects, joins the group and starts consuming. When Kafka cannot be reached, the process still
+   * starts (its HTTP API and outbox do not need Kafka): the consumer logs a warning and keeps trying
+   * in the background with backoff, and `waitForGroupJoin` (a `kafka: 'required'` service's
+   * readiness) fails until it has joined. Any other failure (a missing topic, say) is thrown.
+   */
   async start(): Promise<void> {
-    if (this.consumer) return;
-    const o = this.options;
+    if (this.consumer || this.startRetry) return;
     this.stopping = false;
+    try {
+      await this.connectAndRun();
+    } catch (err) {
+      await this.discardConsumer();
+      if (!isKafkaUnreachable(err)) throw err;
+      this.logger.warn(
+        { err, group: this.options.groupId },
+        'Kafka is unreachable: the consumer keeps trying to join its group in the background',
+      );
+      this.retryStart(1);
+    }
+  }
+
+  private retryStart(attempt: number): void {
+    const timer = setTimeout(
+      () => {
+        this.startRetry = (async () => {
+          try {
+            await this.connectAndRun();
+            this.startRetry = undefined;
+            this.logger.info(
+              { group: this.options.groupId, attempt },
+              'Kafka answers again: the consumer started',
+            );
+          } catch (err) {
+            await this.discardConsumer();
+            this.startRetry = undefined;
+            if (this.stopping) return;
+            this.logger.warn(
+              { err, group: this.options.groupId, attempt },
+              'the consumer could not start yet; retrying',
+            );
+            this.retryStart(attempt + 1);
+          }
+        })();
+      },
+      backoffDelay(attempt, { initialMs: 1000, maxMs: 30_000 }),
+    );
+    timer.unref();
+    this.startRetry = { timer };
+  }
+
+  private async discardConsumer(): Promise<void> {
+    const consumer = this.consumer;
+    const producer = this.producer;
+    this.consumer = undefined;
+    this.producer = undefined;
+    await consumer?.disconnect().catch(() => {});
+    await producer?.disconnect().catch(() => {});
+  }
+
+  private async connectAndRun(): Promise<void> {
+    const o = this.options;
     this.lastInboxPurge = Date.now();
     const consumer = o.kafka.consumer({
       groupId: o.groupId,
@@ -274,6 +334,13 @@ class KafkaConsumerRunner implements ConsumerRunner {
   }
 
   async stop(): Promise<void> {
+    if (this.startRetry) {
+      this.stopping = true;
+      const retry = this.startRetry;
+      if ('timer' in retry) clearTimeout(retry.timer);
+      else await retry;
+      this.startRetry = undefined;
+    }
     if (!this.consumer) return;
     this.stopping = true;
     this.waker.wake();
@@ -287,7 +354,11 @@ class KafkaConsumerRunner implements ConsumerRunner {
   }
 
   waitForGroupJoin(timeoutMs = 30_000): Promise<void> {
-    if (!this.consumer) return Promise.reject(new Error(`${this.name} is not started`));
+    if (!this.consumer) {
+      return Promise.reject(
+        new Error(this.startRetry ? `${this.name} cannot reach Kafka yet` : `${this.name} is not started`),
+      );
+    }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(
@@ -674,4 +745,21 @@ class KafkaConsumerRunner implements ConsumerRunner {
       (err: unknown) => this.logger.warn({ err }, 'could not purge the inbox'),
     );
   }
+}
+
+/** No Kafka broker answers (refused, timed out, unknown host): an outage, not a misconfiguration. */
+function isKafkaUnreachable(err: unknown): boolean {
+  const unreachable = new Set([
+    'KafkaJSConnectionError',
+    'KafkaJSConnectionClosedError',
+    'KafkaJSBrokerNotFound',
+    'KafkaJSRequestTimeoutError',
+  ]);
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    if (unreachable.has(String((e as { name?: unknown }).name))) return true;
+    e =
+      (e as { cause?: unknown; originalError?: unknown }).cause ??
+      (e as { originalError?: unknown }).originalError;
+  }
+  return isTransientInfrastructureError(err);
 }

@@ -15,6 +15,7 @@ import Provider, {
   type KoaContextWithOIDC,
   type JWK,
 } from 'oidc-provider';
+import { isTransientInfrastructureError } from '@ordering/errors';
 import type { Logger } from '@ordering/http';
 import type { AuthConfig } from '../../config';
 import type { ClientRepository } from '../../data-access/client-repository';
@@ -466,6 +467,8 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     return secretMatches(hmacKey, actual, previous);
   };
 
+  /** Requests whose server error was the database being unreachable (answered 503 below). */
+  const unavailable = new WeakSet<object>();
   provider.on('server_error', (ctx: KoaContextWithOIDC, err: Error) => {
     // Under the endpoint that failed (oidc-provider's route name: token, introspection, userinfo...):
     // OrderingTokenEndpointFailing reads endpoint="token" only.
@@ -474,6 +477,24 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     // The request's logger (libs/http's `req.log`): the line carries the request id the client got.
     const log = (ctx.req as { log?: typeof deps.logger }).log ?? deps.logger;
     log.error({ err, endpoint }, 'oidc-provider server error');
+    if (isTransientInfrastructureError(err)) unavailable.add(ctx);
+  });
+  // A server error because the database dropped or refused the connection (a failover, a restart)
+  // is an outage, not a bug: 503 with Retry-After and, on the JSON endpoints, the OAuth error
+  // `temporarily_unavailable` (RFC 6749 4.1.2.1's code for it), so that a client retries rather
+  // than reports "server_error". The sign-in pages keep their HTML error page, with the 503.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status !== 500 || !unavailable.has(ctx)) return;
+    ctx.status = 503;
+    ctx.set('Retry-After', '1');
+    const body = ctx.body as { error?: unknown } | undefined;
+    if (body && typeof body === 'object' && body.error === 'server_error') {
+      ctx.body = {
+        error: 'temporarily_unavailable',
+        error_description: 'the authorization server cannot reach its database right now; retry shortly',
+      };
+    }
   });
   // The token endpoint's answers, for its error-rate alert (docs/operations.md).
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
