@@ -76,7 +76,7 @@ export function toHttpAppError(err: unknown): AppError {
   // mid-request, or its pool is exhausted: decisions.md's 503 `service_unavailable`, not a bug's 500.
   // Still logged at error level with its cause (sendError) for on-call.
   if (isTransientInfrastructureError(err)) {
-    return new UnavailableError('A service behind the API lost its connection to its database; retry later');
+    return new UnavailableError('A service behind the API could not use its database just now; retry later');
   }
   return toAppError(err);
 }
