@@ -140,6 +140,8 @@ export interface ConsumerRunner extends EntryPoint {
    * `timeoutMs`.
    */
   waitForGroupJoin(timeoutMs?: number): Promise<void>;
+  /** Kafka could not be reached at start: the consumer keeps trying to join in the background. */
+  waitingForKafka(): boolean;
 }
 
 class StoppingError extends Error {
@@ -351,6 +353,10 @@ class KafkaConsumerRunner implements ConsumerRunner {
     await consumer.disconnect();
     await this.producer?.disconnect();
     this.producer = undefined;
+  }
+
+  waitingForKafka(): boolean {
+    return this.startRetry !== undefined;
   }
 
   waitForGroupJoin(timeoutMs = 30_000): Promise<void> {

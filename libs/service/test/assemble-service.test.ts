@@ -6,13 +6,14 @@ import { loadConfig } from '@ordering/config';
 import { TOPICS, exampleUser, newEvent } from '@ordering/contracts';
 import type { Migration } from '@ordering/db';
 import { createLogger } from '@ordering/http';
-import { enqueueEvent, outboxMigration } from '@ordering/messaging';
+import { createConsumer, enqueueEvent, inboxMigration, outboxMigration } from '@ordering/messaging';
 import { createTestDatabase, readTopic, testKafkaClient, type TestDatabase } from '@ordering/testing';
 import { z } from 'zod';
-import { assembleService, outboxEnv, serviceEnv, startService } from '../src';
+import { assembleService, consumerReadiness, outboxEnv, serviceEnv, startService } from '../src';
 
 const migrations: Migration[] = [
   outboxMigration,
+  inboxMigration,
   {
     name: '20261123000001_notes',
     up: (k) => k.schema.createTable('notes', (t) => t.text('id').primary()),
@@ -93,6 +94,38 @@ describe('assembleService', () => {
     } finally {
       await degraded.stop();
       await required.stop();
+    }
+  });
+
+  it('without Kafka a consuming service with consumerReadiness stays ready (degraded) and its API serves', async () => {
+    const noKafka = config({ KAFKA_BROKERS: '127.0.0.1:1', OUTBOX_RELAY_ENABLED: 'false' });
+    const consuming = await startService(
+      assembleService(noKafka, { logger, migrations }, ({ knex, kafka }) => {
+        const consumer = createConsumer({
+          kafka,
+          knex,
+          logger,
+          groupId: `notes-${randomUUID()}`,
+          topics: [TOPICS.orders],
+          handlers: {},
+        });
+        return {
+          readiness: [consumerReadiness(consumer)],
+          routes: (app) => app.get('/notes', (_req, res) => void res.json({ data: [] })),
+          entryPoints: [consumer],
+          parts: {},
+        };
+      }),
+    );
+    try {
+      const ready = await fetch(`${consuming.url()}/readyz`);
+      expect(ready.status).toBe(200);
+      const { checks } = (await ready.json()) as { checks: Record<string, string> };
+      expect(checks.kafka).toMatch(/^degraded: /);
+      expect(checks.consumer).toMatch(/^degraded: Kafka is unreachable/);
+      expect((await fetch(`${consuming.url()}/notes`)).status).toBe(200);
+    } finally {
+      await consuming.stop();
     }
   });
 

@@ -8,6 +8,7 @@ import {
   type ServiceOptions,
   assembleService,
   consumerFetchTuning,
+  consumerReadiness,
   startService,
   systemClock,
 } from '@ordering/service';
@@ -57,8 +58,7 @@ export function buildApprovalsService(
     });
     return {
       outbox: true,
-      kafka: 'required',
-      readiness: [{ name: 'consumer', check: () => consumer.waitForGroupJoin(500) }],
+      readiness: [consumerReadiness(consumer)],
       routes: (app) => mountRoutes(app, { useCases, identitySecret: config.INTERNAL_IDENTITY_SECRET }),
       entryPoints: [consumer],
       parts: { useCases, db, consumer },

@@ -10,6 +10,7 @@ import {
   type ServiceOptions,
   assembleService,
   consumerFetchTuning,
+  consumerReadiness,
   startService,
 } from '@ordering/service';
 import { migrations } from '../migrations';
@@ -140,9 +141,8 @@ export function buildWebhooksService(
       logger,
     });
     return {
-      kafka: 'required',
       // Ready once the consumer has its partitions: from then on no new event is missed.
-      readiness: [{ name: 'consumer', check: () => consumer.waitForGroupJoin(500) }],
+      readiness: [consumerReadiness(consumer)],
       routes: (app) =>
         mountRoutes(app, {
           events,
