@@ -12,6 +12,7 @@ import {
   eventComponentName,
   z,
 } from '@ordering/contracts';
+import { simplifyForGeneratedClients } from './openapi/generated-client-shapes';
 import { NullableRefFixer } from './openapi/nullable-refs';
 import {
   OPERATIONS,
@@ -301,5 +302,6 @@ export function openApiDocument(routes: readonly Route[], options: OpenApiOption
   const fixer = new NullableRefFixer(document.components?.schemas as Record<string, JsonObject>);
   for (const [name, schema] of Object.entries(API_COMPONENTS)) fixer.component(name, schema);
   for (const type of ALL_EVENT_TYPES) fixer.component(eventComponentName(type), EVENT_SCHEMAS[type]);
+  simplifyForGeneratedClients(document);
   return document as unknown as JsonObject;
 }
