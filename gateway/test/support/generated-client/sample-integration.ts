@@ -26,6 +26,15 @@ export async function walk(
   // @ts-expect-error an unknown field of a loose resource is a type error, not `unknown`
   seen.push(String(catalog.data.data[0]?.price));
 
+  const preview = await api.POST('/v1/approvals/preview', {
+    body: { cust_id: 'ACME', shipping_address_id: addressId, items: [{ item_code: itemCode, quantity: 1 }] },
+  });
+  if (preview.error) return [describe(preview.response, preview.error)];
+  // An account without a threshold answers null (as GLOBEX of the demo data does).
+  const noThreshold: components['schemas']['ApprovalPreview']['approval_required_over'] = null;
+  const over = preview.data.approval_required_over ?? noThreshold;
+  seen.push(`${preview.data.requires_approval} ${over?.amount ?? 'no threshold'}`);
+
   const created = await api.POST('/v1/orders', {
     params: { header: { 'Idempotency-Key': key } },
     body: { cust_id: 'ACME', shipping_address_id: addressId, items: [{ item_code: itemCode, quantity: 1 }] },
