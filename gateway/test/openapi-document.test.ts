@@ -626,6 +626,15 @@ describe('schemas from the contracts', () => {
     );
   });
 
+  it('Money.amount is int64 in the safe-integer range (a generated Java client reads it as a Long, not an int)', () => {
+    expect(schema('Money').properties.amount).toMatchObject({
+      type: 'integer',
+      format: 'int64',
+      minimum: -Number.MAX_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
+  });
+
   it('Error: type, code, message and request_id required; param optional', () => {
     const error = schema('Error').properties.error;
     expect(error.required).toEqual(['type', 'code', 'message', 'request_id']);
