@@ -125,6 +125,16 @@ describe('real answers conform to the served OpenAPI document', () => {
     expect(conformance.undocumentedFields('GET', '/v1/customers/{cust_id}', one.body)).toEqual([]);
   });
 
+  it('resources stay loose without additionalProperties {}: an answer with a field added later still conforms', async () => {
+    const one = await call('GET', `/v1/customers/${custId}`, { token: token('orders:read') });
+    expect(one.status).toBe(200);
+    expect(document.components.schemas.Customer.additionalProperties).toBeUndefined();
+    const added = { ...one, body: { ...(one.body as Json), added_in_v1_later: { any: 'shape' } } };
+    expect(conformance.problems('GET', '/v1/customers/{cust_id}', added)).toEqual([]);
+    const tampered = { ...one, body: { ...(one.body as Json), name: 42 } };
+    expect(conformance.problems('GET', '/v1/customers/{cust_id}', tampered)).not.toEqual([]);
+  });
+
   it('GET /v1/customers: a CustomerList of the account tree', async () => {
     const res = await call('GET', '/v1/customers?limit=1', { token: token('orders:read') });
     expect(res.status).toBe(200);

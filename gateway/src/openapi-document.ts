@@ -12,6 +12,7 @@ import {
   eventComponentName,
   z,
 } from '@ordering/contracts';
+import { simplifyForGeneratedClients } from './openapi/generated-client-shapes';
 import { NullableRefFixer } from './openapi/nullable-refs';
 import {
   OPERATIONS,
@@ -252,6 +253,14 @@ function servers(options: OpenApiOptions): { url: string; description: string }[
   return list;
 }
 
+/** The component a response or request body's JSON content refers to (`''` when none). */
+function componentNameOf(node: unknown): string {
+  const content = (node as { content?: Record<string, { schema?: { $ref?: unknown } }> } | undefined)
+    ?.content;
+  const ref = content?.['application/json']?.schema?.$ref;
+  return typeof ref === 'string' ? ref.slice('#/components/schemas/'.length) : '';
+}
+
 export function openApiDocument(routes: readonly Route[], options: OpenApiOptions): JsonObject {
   const registry = new OpenAPIRegistry();
   // Every named schema of the contracts but `Event` (the union of the per-type event schemas that
@@ -301,5 +310,17 @@ export function openApiDocument(routes: readonly Route[], options: OpenApiOption
   const fixer = new NullableRefFixer(document.components?.schemas as Record<string, JsonObject>);
   for (const [name, schema] of Object.entries(API_COMPONENTS)) fixer.component(name, schema);
   for (const type of ALL_EVENT_TYPES) fixer.component(eventComponentName(type), EVENT_SCHEMAS[type]);
+  // Named schemas that only an operation uses (`ApprovalPreview`, `OAuthClient`, ...), by the
+  // component its success answer and its body refer to.
+  const paths = document.paths as Record<string, Record<string, JsonObject>>;
+  for (const route of routes) {
+    const spec = OPERATIONS[`${route.method} ${route.path}`];
+    const operation = paths[route.path]?.[route.method.toLowerCase()];
+    if (!spec || !operation) continue;
+    const success = (operation.responses as Record<string, JsonObject>)[String(spec.success.status)];
+    fixer.component(componentNameOf(success), spec.success.schema);
+    if (spec.body) fixer.component(componentNameOf(operation.requestBody), spec.body.schema);
+  }
+  simplifyForGeneratedClients(document);
   return document as unknown as JsonObject;
 }

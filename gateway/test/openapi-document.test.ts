@@ -3,6 +3,7 @@
 // scopes is what decisions.md decided.
 import { ALL_EVENT_TYPES, API_COMPONENTS, type z } from '@ordering/contracts';
 import { ROUTES, type Route, openApiDocument } from '../src';
+import { OPERATIONS } from '../src/openapi/operation-catalog';
 import { lintOpenApi } from './support/openapi-lint';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -589,7 +590,15 @@ describe('schemas from the contracts', () => {
       (Array.isArray(node.type) && node.type.includes('null')) ||
       ((node.anyOf ?? node.oneOf) as Json[] | undefined)?.some((n) => allowsNull(deref(n))) === true;
     const checked: string[] = [];
-    for (const [name, zod] of Object.entries(API_COMPONENTS)) {
+    // The contracts' components and the ones only an operation answers (`ApprovalPreview`, ...).
+    const components: [string, z.ZodType][] = [...Object.entries(API_COMPONENTS)];
+    for (const route of upstream) {
+      const spec = OPERATIONS[`${route.method} ${route.path}`]!;
+      const success = deref(operation(route.method, route.path).responses[spec.success.status]);
+      const ref = success.content?.['application/json']?.schema?.$ref as string | undefined;
+      if (ref) components.push([ref.split('/').pop()!, spec.success.schema]);
+    }
+    for (const [name, zod] of components) {
       const shape = (zod as unknown as { shape?: Record<string, z.ZodType> }).shape;
       if (!shape || !doc.components.schemas[name]) continue;
       for (const [key, property] of Object.entries(shape)) {
@@ -608,11 +617,22 @@ describe('schemas from the contracts', () => {
         'Order.cancellation',
         'Order.shipment',
         'Order.approved_at',
+        'ApprovalPreview.approval_required_over',
+        'OAuthClient.secret_due_at',
       ]),
     );
     expect(schema('Customer').properties.approval_required_over.anyOf[0].$ref).toBe(
       '#/components/schemas/Money',
     );
+  });
+
+  it('Money.amount is int64 in the safe-integer range (a generated Java client reads it as a Long, not an int)', () => {
+    expect(schema('Money').properties.amount).toMatchObject({
+      type: 'integer',
+      format: 'int64',
+      minimum: -Number.MAX_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
   });
 
   it('Error: type, code, message and request_id required; param optional', () => {

@@ -37,7 +37,14 @@ export const CurrencyCode = z
 
 export const Money = z
   .looseObject({
-    amount: z.int().openapi({ description: "Integer amount in the currency's minor unit (cents for USD)" }),
+    // z.int() is a safe integer; zod-to-openapi drops that range, and without `format: int64`
+    // generated Java/Kotlin/C# clients read `amount` into a 32-bit int (overflow above 2^31 - 1).
+    amount: z.int().openapi({
+      description: "Integer amount in the currency's minor unit (cents for USD), at most 2^53 - 1",
+      format: 'int64',
+      minimum: -Number.MAX_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+    }),
     currency: CurrencyCode,
   })
   .openapi('Money', {
