@@ -131,7 +131,7 @@ async function main(): Promise<void> {
     const [{ n }] = (await knex('orders').count({ n: '*' })) as [{ n: string }];
     if (Number(n) === 0) {
       const t0 = Date.now();
-      await seed(knex);
+      await knex.transaction((trx) => seed(trx));
       console.log(`seeded 300,000 orders, 600,000 lines in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
     const repo = new OrderRepository(knex);
