@@ -92,7 +92,7 @@ async function reference(f: OrderFilter): Promise<string[]> {
 }
 
 const views: { name: string; filter: Omit<OrderFilter, 'limit'> }[] = [];
-for (const custIds of [TREE, ['T'], ['T2'], ['X', 'T3']]) {
+for (const custIds of [TREE, ['T'], ['T2'], ['X', 'T3'], ['T1', 'T1', 'T2']]) {
   for (const ownOrQueuedFor of [undefined, 'buyer_3', 'appr']) {
     for (const status of [undefined, 'shipped', 'pending_approval'] as (OrderStatus | undefined)[]) {
       for (const createdAfter of [undefined, new Date('2026-10-20')]) {

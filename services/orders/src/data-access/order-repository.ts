@@ -339,14 +339,13 @@ export class OrderRepository {
       filter,
     );
     return (await this.ordered(
-      this.db
-        .select('p.*')
-        .from(
-          this.db.raw('unnest(?::text[]) as accounts (cust_id) cross join lateral ? as p', [
-            filter.custIds,
-            perAccount,
-          ]),
-        ),
+      this.db.select('p.*').from(
+        this.db.raw('unnest(?::text[]) as accounts (cust_id) cross join lateral ? as p', [
+          // Once each: an account listed twice would show its orders twice (`IN` would not).
+          [...new Set(filter.custIds)],
+          perAccount,
+        ]),
+      ),
       'p',
       filter,
     )) as OrderRow[];
