@@ -2,6 +2,8 @@
 import type { Migration } from '@ordering/db';
 import { idempotencyMigration, idempotencyVerbatimResponseMigration } from '@ordering/idempotency';
 import { inboxMigration, outboxMigration } from '@ordering/messaging';
+import { orderApproversSubmittedMigration } from './order-approvers-submitted-migration';
+import { ordersListIndexesMigration } from './orders-list-indexes-migration';
 import { ordersMigration } from './orders-migration';
 
 export const migrations: Migration[] = [
@@ -10,4 +12,6 @@ export const migrations: Migration[] = [
   idempotencyMigration,
   ordersMigration,
   idempotencyVerbatimResponseMigration,
+  ordersListIndexesMigration,
+  orderApproversSubmittedMigration,
 ];

@@ -3,6 +3,7 @@ import type { Migration } from '@ordering/db';
 import { idempotencyMigration, idempotencyVerbatimResponseMigration } from '@ordering/idempotency';
 import { inboxMigration } from '@ordering/messaging';
 import { accountEventsMigration } from './account-events-migration';
+import { deliveryListIndexesMigration } from './delivery-list-indexes-migration';
 import { deliveryTraceMigration } from './delivery-trace-migration';
 import { webhooksMigration } from './webhooks-migration';
 
@@ -13,4 +14,5 @@ export const migrations: Migration[] = [
   webhooksMigration,
   deliveryTraceMigration,
   idempotencyVerbatimResponseMigration,
+  deliveryListIndexesMigration,
 ];

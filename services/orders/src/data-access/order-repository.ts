@@ -274,29 +274,21 @@ export class OrderRepository {
     await this.db('order_approvers').insert({ order_id: orderId, approver: login }).onConflict().ignore();
   }
 
+  /**
+   * One page, newest first. Each source of the page is read through an index in list order and
+   * stops after `limit` rows, so that a page costs the same on page 1 and page 1,000 of an account
+   * with 100k orders: every account of the set on its own (`orders_by_account`, or
+   * `orders_by_account_status` with a status), then the newest `limit` of those; a shopper's view
+   * from their own orders (`orders_by_buyer`) and the orders of their approval queue. The top
+   * `limit` of each source hold the top `limit` of all, so the page is the one a single
+   * `WHERE cust_id IN (...) ORDER BY ... LIMIT` would answer (README, "List endpoints at volume").
+   */
   async list(filter: OrderFilter): Promise<Order[]> {
-    const q = this.db<OrderRow>('orders')
-      .whereIn('cust_id', filter.custIds)
-      .orderBy([
-        { column: 'submitted_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(filter.limit);
-    if (filter.ownOrQueuedFor !== undefined) {
-      const login = filter.ownOrQueuedFor;
-      void q.where((w) =>
-        w
-          .where('ordered_by_login', login)
-          .orWhereIn('id', this.db('order_approvers').select('order_id').where('approver', login)),
-      );
-    }
-    if (filter.status) void q.where('status', filter.status);
-    if (filter.createdAfter) void q.where('submitted_at', '>=', filter.createdAfter);
-    if (filter.after) {
-      const { submittedAt, id } = filter.after;
-      void q.whereRaw('(submitted_at, id) < (?, ?)', [submittedAt, id]);
-    }
-    const rows = (await q) as OrderRow[];
+    if (filter.custIds.length === 0) return [];
+    const rows =
+      filter.ownOrQueuedFor !== undefined
+        ? await this.ownOrQueuedPage(filter, filter.ownOrQueuedFor)
+        : await this.accountsPage(filter);
     if (rows.length === 0) return [];
     const items = (await this.db<ItemRow>('order_items').whereIn(
       'order_id',
@@ -305,6 +297,94 @@ export class OrderRepository {
     const byOrder = new Map<string, ItemRow[]>();
     for (const i of items) byOrder.set(i.order_id, [...(byOrder.get(i.order_id) ?? []), i]);
     return rows.map((r) => toOrder(r, byOrder.get(r.id) ?? []));
+  }
+
+  /** The filters of a list other than accounts and viewer, and its order and page size, on `table`. */
+  private page(q: Knex.QueryBuilder, table: string, filter: OrderFilter): Knex.QueryBuilder {
+    return this.ordered(this.filtered(q, table, filter), table, filter);
+  }
+
+  private filtered(q: Knex.QueryBuilder, table: string, filter: OrderFilter): Knex.QueryBuilder {
+    if (filter.status) void q.where(`${table}.status`, filter.status);
+    if (filter.createdAfter) void q.where(`${table}.submitted_at`, '>=', filter.createdAfter);
+    if (filter.after) {
+      const { submittedAt, id } = filter.after;
+      void q.whereRaw(`(${table}.submitted_at, ${table}.id) < (?, ?)`, [submittedAt, id]);
+    }
+    return q;
+  }
+
+  /** Newest first, one page. */
+  private ordered(q: Knex.QueryBuilder, table: string, filter: OrderFilter): Knex.QueryBuilder {
+    return q
+      .orderBy([
+        { column: `${table}.submitted_at`, order: 'desc' },
+        { column: `${table}.id`, order: 'desc' },
+      ])
+      .limit(filter.limit);
+  }
+
+  private async accountsPage(filter: OrderFilter): Promise<OrderRow[]> {
+    if (filter.custIds.length === 1) {
+      return (await this.page(
+        this.db('orders').where('orders.cust_id', filter.custIds[0]!),
+        'orders',
+        filter,
+      )) as OrderRow[];
+    }
+    // `cust_id IN (...)` would read every order of the set and sort them: one account at a time.
+    const perAccount = this.page(
+      this.db('orders').select('orders.*').whereRaw('orders.cust_id = accounts.cust_id'),
+      'orders',
+      filter,
+    );
+    return (await this.ordered(
+      this.db.select('p.*').from(
+        this.db.raw('unnest(?::text[]) as accounts (cust_id) cross join lateral ? as p', [
+          // Once each: an account listed twice would show its orders twice (`IN` would not).
+          [...new Set(filter.custIds)],
+          perAccount,
+        ]),
+      ),
+      'p',
+      filter,
+    )) as OrderRow[];
+  }
+
+  private async ownOrQueuedPage(filter: OrderFilter, login: string): Promise<OrderRow[]> {
+    const own = this.page(
+      this.db('orders')
+        .select('orders.id')
+        .where('orders.ordered_by_login', login)
+        .whereIn('orders.cust_id', filter.custIds),
+      'orders',
+      filter,
+    );
+    // The queue in list order (`order_approvers_queue`), each entry's order checked for the filters.
+    const queued = this.db('order_approvers')
+      .join('orders', 'orders.id', 'order_approvers.order_id')
+      .select('orders.id')
+      .where('order_approvers.approver', login)
+      .whereIn('orders.cust_id', filter.custIds)
+      .orderBy([
+        { column: 'order_approvers.submitted_at', order: 'desc' },
+        { column: 'order_approvers.order_id', order: 'desc' },
+      ])
+      .limit(filter.limit);
+    if (filter.status) void queued.where('orders.status', filter.status);
+    if (filter.createdAfter) void queued.where('order_approvers.submitted_at', '>=', filter.createdAfter);
+    if (filter.after) {
+      const { submittedAt, id } = filter.after;
+      void queued.whereRaw('(order_approvers.submitted_at, order_approvers.order_id) < (?, ?)', [
+        submittedAt,
+        id,
+      ]);
+    }
+    return (await this.ordered(
+      this.db('orders').whereIn('orders.id', this.db.union([own, queued], true)),
+      'orders',
+      filter,
+    )) as OrderRow[];
   }
 
   private async load(id: string, lock: boolean): Promise<Order | undefined> {

@@ -1,0 +1,222 @@
+// GET /v1/orders at production-like volume: seeds 300k orders (two lines each) across 50 accounts
+// in a database of its own (the service's migrations), one account tree holding 120k of them (its
+// root 100k, nine sub-accounts 20k), then runs the repository's own list query for every documented
+// filter and combination, at limit 10 and 100, on the first page and after a cursor half-way down,
+// and prints for each the plan's execution time (EXPLAIN ANALYZE, BUFFERS), the rows it read, and
+// the median wall time of the repository call (the SQL the service sends, lines included). Prints
+// figures; it is not a timed test. The seeded database is kept for the next run (BENCH_RESEED=1
+// seeds it again); BENCH_DROP=1 drops it at the end.
+//
+//   pnpm --filter @ordering/orders-service bench:lists   [DATABASE_NAME_PREFIX=... BENCH_RUNS=5]
+import os from 'node:os';
+import { createKnex, dropDatabase, ensureDatabase, migrateLatest, type Knex } from '@ordering/db';
+import type { OrderStatus } from '@ordering/contracts';
+import { migrations } from '../migrations';
+import { type OrderFilter, OrderRepository } from '../src/data-access/order-repository';
+
+const PG_BASE_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const url = `${PG_BASE_URL}/${process.env.DATABASE_NAME_PREFIX ?? ''}orders_list_bench`;
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+
+const ROOT = 'cust_tree';
+const SUBS = Array.from({ length: 9 }, (_, i) => `cust_tree_${i + 1}`);
+const TREE = [ROOT, ...SUBS];
+const BUYER = 'buyer_7@tree';
+const APPROVER = 'approver_1@tree';
+
+async function seed(knex: Knex): Promise<void> {
+  // 300k orders: 100k in the root, 20k across its sub-accounts, 180k across 40 other accounts.
+  // Statuses as a mature account has them (most delivered); 2 years of history; 200 buyers in the
+  // tree; every 20th order of the tree went through the approver's queue, every order through
+  // one of 40 other approvers' queues of its account.
+  await knex.raw(`
+    INSERT INTO orders (id, cust_id, ordered_by_login, ordered_by_name, status, currency, subtotal, tax,
+      shipping, total, shipping_address, submitted_at, updated_at)
+    SELECT 'ord_' || lpad(g::text, 7, '0'),
+      CASE WHEN g <= 100000 THEN '${ROOT}'
+           WHEN g <= 120000 THEN 'cust_tree_' || (1 + g % 9)
+           ELSE 'cust_other_' || lpad((g % 40)::text, 2, '0') END,
+      CASE WHEN g <= 120000 THEN 'buyer_' || (g % 200) || '@tree' ELSE 'buyer_' || (g % 50) || '@other' END,
+      'Buyer',
+      (ARRAY['delivered','delivered','delivered','delivered','delivered','delivered','delivered',
+             'shipped','shipped','in_production','approved','pending_approval','cancelled',
+             'delivered','delivered','delivered','delivered','delivered','delivered','delivered'])[1 + g % 20],
+      'USD', 10000, 800, 500, 11300, '{"street_1":"1 Main St","city":"Springfield","country":"US"}',
+      timestamptz '2026-11-01T00:00:00Z' - ((g::bigint * 7919) % 300000) * interval '3.5 minutes',
+      now()
+    FROM generate_series(1, 300000) g`);
+  await knex.raw(`
+    INSERT INTO order_items (id, order_id, position, item_code, description, quantity, unit_price, line_total)
+    SELECT o.id || '_' || p, o.id, p, 'SKU-' || p, 'Item ' || p, 1, 5000, 5000
+    FROM orders o CROSS JOIN generate_series(0, 1) p`);
+  await knex.raw(`
+    INSERT INTO order_approvers (order_id, approver)
+    SELECT id, '${APPROVER}' FROM orders WHERE cust_id LIKE 'cust_tree%' AND right(id, 2)::int % 20 = 0
+    UNION ALL
+    SELECT id, 'approver_' || (2 + right(id, 3)::int % 40) || '@' || split_part(cust_id, '_', 2) FROM orders`);
+  await knex.raw('ANALYZE orders; ANALYZE order_items; ANALYZE order_approvers');
+}
+
+interface Case {
+  name: string;
+  filter: Omit<OrderFilter, 'limit' | 'after'>;
+}
+
+const cases: Case[] = [
+  { name: 'tree (no cust_id, reach of the root)', filter: { custIds: TREE } },
+  { name: 'cust_id=root', filter: { custIds: [ROOT] } },
+  { name: 'cust_id=sub-account', filter: { custIds: ['cust_tree_3'] } },
+  { name: 'tree, status=delivered', filter: { custIds: TREE, status: 'delivered' } },
+  { name: 'tree, status=pending_approval', filter: { custIds: TREE, status: 'pending_approval' } },
+  { name: 'cust_id=root, status=shipped', filter: { custIds: [ROOT], status: 'shipped' } },
+  {
+    name: 'tree, created_after (last 30 days)',
+    filter: { custIds: TREE, createdAfter: new Date('2026-10-02') },
+  },
+  {
+    name: 'tree, status=approved, created_after',
+    filter: { custIds: TREE, status: 'approved' as OrderStatus, createdAfter: new Date('2026-06-01') },
+  },
+  { name: 'shopper (own or queued), tree', filter: { custIds: TREE, ownOrQueuedFor: BUYER } },
+  { name: 'approver (own or queued), tree', filter: { custIds: TREE, ownOrQueuedFor: APPROVER } },
+  {
+    name: 'shopper, status=shipped',
+    filter: { custIds: TREE, ownOrQueuedFor: BUYER, status: 'shipped' },
+  },
+];
+
+let countKnex: Knex;
+
+/** The orders this filter selects, as the list query selects them (for counts and cursors). */
+function selected(f: Case['filter']): Knex.QueryBuilder {
+  const q = countKnex('orders').whereIn('cust_id', f.custIds);
+  if (f.status) void q.where('status', f.status);
+  if (f.createdAfter) void q.where('submitted_at', '>=', f.createdAfter);
+  if (f.ownOrQueuedFor) {
+    const login = f.ownOrQueuedFor;
+    void q.where((w) =>
+      w
+        .where('ordered_by_login', login)
+        .orWhereIn('id', countKnex('order_approvers').select('order_id').where('approver', login)),
+    );
+  }
+  return q;
+}
+
+async function countOf(f: Case['filter']): Promise<number> {
+  const [{ n }] = (await selected(f).count({ n: '*' })) as [{ n: string }];
+  return Number(n);
+}
+
+/** The position half-way down the list this filter selects (the cursor a deep page continues from). */
+async function deepCursor(f: Case['filter'], total: number): Promise<OrderFilter['after']> {
+  const row = (await selected(f)
+    .select('submitted_at', 'id')
+    .orderBy([
+      { column: 'submitted_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .offset(Math.floor(total / 2))
+    .first()) as { submitted_at: Date; id: string } | undefined;
+  return row ? { submittedAt: row.submitted_at, id: row.id } : undefined;
+}
+
+async function main(): Promise<void> {
+  if (process.env.BENCH_RESEED === '1') await dropDatabase(url);
+  await ensureDatabase(url);
+  const knex = createKnex({ url, pool: { min: 1, max: 2 } });
+  countKnex = knex;
+  try {
+    await migrateLatest(knex, migrations);
+    const [{ n }] = (await knex('orders').count({ n: '*' })) as [{ n: string }];
+    if (Number(n) === 0) {
+      const t0 = Date.now();
+      await knex.transaction((trx) => seed(trx));
+      console.log(`seeded 300,000 orders, 600,000 lines in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    }
+    const repo = new OrderRepository(knex);
+    const sent: { sql: string; bindings: unknown[] }[] = [];
+    // The event shows the SQL as sent ($1, $2, ...); knex.raw takes `?` (bound in the same order).
+    knex.on('query', (q: { sql: string; bindings?: unknown[] }) =>
+      sent.push({ sql: q.sql.replace(/\$\d+/g, '?'), bindings: q.bindings ?? [] }),
+    );
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}, ${os.cpus().length} cores`,
+    );
+    console.log('case | limit | page | rows matching | plan ms | rows read | repository call ms (median)');
+    for (const c of cases) {
+      const total = await countOf(c.filter);
+      const deep = await deepCursor(c.filter, total);
+      for (const limit of [10, 100]) {
+        for (const page of ['first', 'deep'] as const) {
+          const filter: OrderFilter = {
+            ...c.filter,
+            limit,
+            ...(page === 'deep' && deep ? { after: deep } : {}),
+          };
+          sent.length = 0;
+          await repo.list(filter);
+          const listSql = sent[0]!;
+          const { rows } = (await knex.raw(
+            `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${listSql.sql}`,
+            listSql.bindings,
+          )) as {
+            rows: { 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time': number }] }[];
+          };
+          const plan = rows[0]!['QUERY PLAN'][0];
+          const times: number[] = [];
+          for (let i = 0; i < RUNS; i++) {
+            const t = process.hrtime.bigint();
+            await repo.list(filter);
+            times.push(Number(process.hrtime.bigint() - t) / 1e6);
+          }
+          times.sort((a, b) => a - b);
+          console.log(
+            [
+              c.name,
+              limit,
+              page,
+              total,
+              plan['Execution Time'].toFixed(2),
+              rowsRead(plan.Plan),
+              times[Math.floor(times.length / 2)]!.toFixed(2),
+            ].join(' | '),
+          );
+          if (process.env.BENCH_PLANS === '1') {
+            const text = (await knex.raw(`EXPLAIN (ANALYZE, BUFFERS) ${listSql.sql}`, listSql.bindings)) as {
+              rows: { 'QUERY PLAN': string }[];
+            };
+            console.log(text.rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n'));
+          }
+        }
+      }
+    }
+  } finally {
+    await knex.destroy();
+    if (process.env.BENCH_DROP === '1') await dropDatabase(url);
+  }
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Rows the scans of the plan produced or threw away (what a page costs, against what it shows). */
+function rowsRead(node: PlanNode): number {
+  const own = /Scan/.test(node['Node Type'])
+    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
+    : 0;
+  return own + (node.Plans ?? []).reduce((s, p) => s + rowsRead(p), 0);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

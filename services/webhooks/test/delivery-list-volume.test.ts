@@ -1,0 +1,94 @@
+// A page of a subscription's deliveries filtered by event type or status reads about a page of
+// rows however many deliveries of other types or statuses the subscription has (README, "List
+// endpoints at volume"), newest first. 20,000 deliveries, seeded in one statement.
+import { randomBytes } from 'node:crypto';
+import {
+  type Knex,
+  createKnex,
+  dropDatabase,
+  ensureDatabase,
+  migrateLatest,
+  migrateRollbackAll,
+  withDatabase,
+} from '@ordering/db';
+import { migrations } from '../migrations';
+import { type DeliveryFilter, DeliveryRepository } from '../src/data-access/delivery-repository';
+
+const ADMIN_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const url = withDatabase(
+  ADMIN_URL,
+  `${process.env.DATABASE_NAME_PREFIX ?? ''}webhooks_list_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`,
+);
+let knex: Knex;
+let repo: DeliveryRepository;
+const sent: { sql: string; bindings: unknown[] }[] = [];
+
+beforeAll(async () => {
+  await ensureDatabase(url);
+  knex = createKnex({ url, pool: { max: 2 } });
+  await migrateLatest(knex, migrations);
+  await knex('webhook_subscriptions').insert({
+    id: 'whs_1',
+    cust_id: 'C',
+    url: 'https://hooks.example.com/',
+    events: ['order.created'],
+    status: 'enabled',
+    created_at: new Date('2026-01-01'),
+  });
+  // Every 1,000th delivery is a `user.created`, every 500th one failed.
+  await knex.raw(`
+    INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, event, status, created_at, updated_at)
+    SELECT 'wdl_' || lpad(g::text, 6, '0'), 'whs_1', 'evt_' || g, t, jsonb_build_object('id', 'evt_' || g, 'type', t),
+      CASE WHEN g % 500 = 0 THEN 'failed' ELSE 'succeeded' END,
+      timestamptz '2026-10-01' + g * interval '1 minute', now()
+    FROM generate_series(1, 20000) g,
+      LATERAL (SELECT CASE WHEN g % 1000 = 0 THEN 'user.created' ELSE 'order.created' END AS t) x`);
+  await knex.raw('ANALYZE webhook_deliveries');
+  repo = new DeliveryRepository(knex);
+  knex.on('query', (q: { sql: string; bindings?: unknown[] }) =>
+    sent.push({ sql: q.sql.replace(/\$\d+/g, '?'), bindings: q.bindings ?? [] }),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  if (knex) {
+    await migrateRollbackAll(knex, migrations);
+    await knex.destroy();
+  }
+  await dropDatabase(url);
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+function rowsRead(node: PlanNode): number {
+  const own = /Scan/.test(node['Node Type'])
+    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
+    : 0;
+  return own + (node.Plans ?? []).reduce((s, p) => s + rowsRead(p), 0);
+}
+
+it.each([
+  ['event_type=user.created', { eventType: 'user.created' }, 20, 1000],
+  ['status=failed', { status: 'failed' as const }, 40, 500],
+])('a page of 11 of %s shows the newest ones and reads about a page of rows', async (_n, f, total, step) => {
+  const filter: DeliveryFilter = { ...f, limit: 11 };
+  sent.length = 0;
+  const page = await repo.list('whs_1', filter);
+  expect(page.map((d) => d.id)).toEqual(
+    Array.from({ length: 11 }, (_, i) => `wdl_${String((total - i) * step).padStart(6, '0')}`),
+  );
+  const { sql, bindings } = sent[0]!;
+  const { rows } = (await knex.raw(
+    `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+    bindings as Knex.RawBinding[],
+  )) as {
+    rows: { 'QUERY PLAN': [{ Plan: PlanNode }] }[];
+  };
+  expect(rowsRead(rows[0]!['QUERY PLAN'][0].Plan)).toBeLessThan(100);
+});
