@@ -42,9 +42,30 @@ function config(migrations: Migration[]): Knex.MigratorConfig {
   return { migrationSource: migrationSource(migrations) };
 }
 
-/** Applies every pending migration (each in its own transaction); returns the names applied. */
+/**
+ * Applies every pending migration (each in its own transaction); returns the names applied.
+ *
+ * A database may hold migrations this build does not list, all newer than any it lists: a newer
+ * release migrated it, and this one is its rollback (`helm rollback`, `kubectl rollout undo`).
+ * Migrations are additive, so the older build runs on the newer schema (docs/operations.md); knex
+ * alone would refuse to start ("the migration directory is corrupt") and the rollback would crash
+ * in a loop. An unknown migration older than a listed one is a list edited wrongly: refused.
+ */
 export async function migrateLatest(knex: Knex, migrations: Migration[]): Promise<string[]> {
-  const [, applied] = (await knex.migrate.latest(config(migrations))) as [number, string[]];
+  const newestListed = migrations.at(-1)?.name ?? '';
+  const listed = new Set(migrations.map((m) => m.name));
+  const unlisted = (await appliedMigrations(knex)).filter((name) => !listed.has(name));
+  const misplaced = unlisted.filter((name) => name <= newestListed);
+  if (misplaced.length > 0) {
+    throw new Error(
+      `The database has migrations this build does not list, older than its newest (${newestListed}): ${misplaced.join(', ')}`,
+    );
+  }
+  const [, applied] = (await knex.migrate.latest({
+    ...config(migrations),
+    // Checked above: only a newer release's migrations may be missing from the list.
+    disableMigrationsListValidation: unlisted.length > 0,
+  })) as [number, string[]];
   return applied;
 }
 

@@ -101,6 +101,19 @@ describe('migrations', () => {
     expect(await migrateUp(db, MIGRATIONS)).toEqual([]);
   });
 
+  it('an older build starts on a database a newer release migrated (a rollback): nothing to apply, nothing undone', async () => {
+    await migrateLatest(db, MIGRATIONS);
+    expect(await migrateLatest(db, [createCustomers])).toEqual([]);
+    expect(await columns()).toEqual(['first_name', 'id', 'last_name']);
+    expect(await appliedMigrations(db)).toEqual(MIGRATIONS.map((m) => m.name));
+  });
+
+  it('refuses a database holding an unlisted migration older than a listed one (a list edited wrongly)', async () => {
+    await migrateUp(db, MIGRATIONS);
+    await db('knex_migrations').insert({ name: '20261101120000_lost', batch: 1, migration_time: new Date() });
+    await expect(migrateLatest(db, MIGRATIONS)).rejects.toThrow(/20261101120000_lost/);
+  });
+
   it('rollback-all reverts every migration, newest first', async () => {
     await migrateLatest(db, MIGRATIONS);
     expect(await migrateRollbackAll(db, MIGRATIONS)).toEqual([splitNames.name, createCustomers.name]);
@@ -143,11 +156,6 @@ describe('migrations', () => {
   it('refuses a list with a duplicate or out-of-order name', () => {
     expect(() => migrationSource([createCustomers, createCustomers])).toThrow('listed twice');
     expect(() => migrationSource([splitNames, createCustomers])).toThrow('keep the list in order');
-  });
-
-  it('refuses to run when an applied migration is missing from the list', async () => {
-    await migrateLatest(db, MIGRATIONS);
-    await expect(migrateLatest(db, [createCustomers])).rejects.toThrow(/missing/i);
   });
 
   it('a readiness check passes against a live database and fails against a dropped one', async () => {
