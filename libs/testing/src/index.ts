@@ -5,3 +5,4 @@ export * from './kafka-test-client';
 export * from './catalog-stand-in';
 export * from './open-loop-load';
 export * from './bench-figures';
+export * from './query-plans';

@@ -9,6 +9,7 @@
 //   pnpm --filter @ordering/approvals-service bench:lists   [DATABASE_NAME_PREFIX=... BENCH_RUNS=5]
 import os from 'node:os';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest, type Knex } from '@ordering/db';
+import { medianMs, statementCosts, statementRecorder } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { ApprovalsRepository, type QueueQuery } from '../src/data-access/approvals-repository';
 
@@ -40,22 +41,6 @@ async function seed(knex: Knex): Promise<void> {
   await knex.raw('ANALYZE approval_orders; ANALYZE approvals');
 }
 
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows the scans of the plan produced or threw away (what a page costs, against what it shows). */
-function rowsRead(node: PlanNode): number {
-  const own = /Scan/.test(node['Node Type'])
-    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
-    : 0;
-  return own + (node.Plans ?? []).reduce((s, p) => s + rowsRead(p), 0);
-}
-
 async function main(): Promise<void> {
   if (process.env.BENCH_RESEED === '1') await dropDatabase(url);
   await ensureDatabase(url);
@@ -69,11 +54,7 @@ async function main(): Promise<void> {
       console.log(`seeded 50,000 approvals in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
     const repo = new ApprovalsRepository(knex);
-    const sent: { sql: string; bindings: unknown[] }[] = [];
-    // The event shows the SQL as sent ($1, $2, ...); knex.raw takes `?` (bound in the same order).
-    knex.on('query', (q: { sql: string; bindings?: unknown[] }) =>
-      sent.push({ sql: q.sql.replace(/\$\d+/g, '?'), bindings: q.bindings ?? [] }),
-    );
+    const recorder = statementRecorder(knex);
     console.log(
       `load average ${os
         .loadavg()
@@ -115,32 +96,17 @@ async function main(): Promise<void> {
             limit,
             ...(page === 'deep' && middle ? { after: { createdAt: middle.created_at, id: middle.id } } : {}),
           };
-          sent.length = 0;
-          await repo.queue(query);
-          const { sql, bindings } = sent[0]!;
-          const { rows } = (await knex.raw(
-            `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`,
-            bindings as Knex.RawBinding[],
-          )) as {
-            rows: { 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time': number }] }[];
-          };
-          const plan = rows[0]!['QUERY PLAN'][0];
-          const times: number[] = [];
-          for (let i = 0; i < RUNS; i++) {
-            const t = process.hrtime.bigint();
-            await repo.queue(query);
-            times.push(Number(process.hrtime.bigint() - t) / 1e6);
-          }
-          times.sort((a, b) => a - b);
+          const [queue] = await statementCosts(knex, recorder, () => repo.queue(query));
+          const median = await medianMs(() => repo.queue(query), RUNS);
           console.log(
             [
               c.name,
               limit,
               page,
               total,
-              plan['Execution Time'].toFixed(2),
-              rowsRead(plan.Plan),
-              times[Math.floor(RUNS / 2)]!.toFixed(2),
+              queue!.executionMs.toFixed(2),
+              queue!.rowsRead,
+              median.toFixed(2),
             ].join(' | '),
           );
         }

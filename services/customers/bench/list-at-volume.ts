@@ -9,6 +9,7 @@
 //   pnpm --filter @ordering/customers-service bench:lists   [DATABASE_NAME_PREFIX=... BENCH_RUNS=5]
 import os from 'node:os';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest, type Knex } from '@ordering/db';
+import { medianMs, statementCosts, statementRecorder } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { type AccountListQuery, CustomerRepository } from '../src/data-access/customer-repository';
 import { type UserListQuery, UserRepository } from '../src/data-access/user-repository';
@@ -47,22 +48,6 @@ async function seed(knex: Knex): Promise<void> {
   await knex.raw('ANALYZE customers; ANALYZE addresses; ANALYZE users');
 }
 
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows the scans of the plan produced or threw away (what a page costs, against what it shows). */
-function rowsRead(node: PlanNode): number {
-  const own = /Scan/.test(node['Node Type'])
-    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
-    : 0;
-  return own + (node.Plans ?? []).reduce((s, p) => s + rowsRead(p), 0);
-}
-
 async function main(): Promise<void> {
   if (process.env.BENCH_RESEED === '1') await dropDatabase(url);
   await ensureDatabase(url);
@@ -79,35 +64,13 @@ async function main(): Promise<void> {
     }
     const users = new UserRepository(knex);
     const customers = new CustomerRepository(knex);
-    const sent: { sql: string; bindings: unknown[] }[] = [];
-    // The event shows the SQL as sent ($1, $2, ...); knex.raw takes `?` (bound in the same order).
-    knex.on('query', (q: { sql: string; bindings?: unknown[] }) =>
-      sent.push({ sql: q.sql.replace(/\$\d+/g, '?'), bindings: q.bindings ?? [] }),
-    );
+    const recorder = statementRecorder(knex);
+    /** Plan ms and rows read of every statement `call` sends, and the call's median wall time. */
     async function measure(call: () => Promise<unknown>): Promise<string> {
-      sent.length = 0;
-      await call();
-      const statements = [...sent];
-      let ms = 0;
-      let read = 0;
-      for (const s of statements) {
-        const { rows } = (await knex.raw(
-          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${s.sql}`,
-          s.bindings as Knex.RawBinding[],
-        )) as {
-          rows: { 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time': number }] }[];
-        };
-        ms += rows[0]!['QUERY PLAN'][0]['Execution Time'];
-        read += rowsRead(rows[0]!['QUERY PLAN'][0].Plan);
-      }
-      const times: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        const t = process.hrtime.bigint();
-        await call();
-        times.push(Number(process.hrtime.bigint() - t) / 1e6);
-      }
-      times.sort((a, b) => a - b);
-      return `${ms.toFixed(2)} | ${read} | ${times[Math.floor(RUNS / 2)]!.toFixed(2)}`;
+      const costs = await statementCosts(knex, recorder, call);
+      const ms = costs.reduce((sum, c) => sum + c.executionMs, 0);
+      const read = costs.reduce((sum, c) => sum + c.rowsRead, 0);
+      return `${ms.toFixed(2)} | ${read} | ${(await medianMs(call, RUNS)).toFixed(2)}`;
     }
     console.log(
       `load average ${os

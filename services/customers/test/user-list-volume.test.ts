@@ -11,6 +11,7 @@ import {
   migrateLatest,
   withDatabase,
 } from '@ordering/db';
+import { type StatementRecorder, statementCosts, statementRecorder } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { reachQuery } from '../src/data-access/customer-repository';
 import { type UserListQuery, UserRepository } from '../src/data-access/user-repository';
@@ -22,7 +23,7 @@ const url = withDatabase(
 );
 let knex: Knex;
 let repo: UserRepository;
-const sent: { sql: string; bindings: unknown[] }[] = [];
+let recorder: StatementRecorder;
 
 beforeAll(async () => {
   await ensureDatabase(url);
@@ -45,9 +46,7 @@ beforeAll(async () => {
     FROM generate_series(1, 12000) g`);
   await knex.raw('ANALYZE customers; ANALYZE users');
   repo = new UserRepository(knex);
-  knex.on('query', (q: { sql: string; bindings?: unknown[] }) =>
-    sent.push({ sql: q.sql.replace(/\$\d+/g, '?'), bindings: q.bindings ?? [] }),
-  );
+  recorder = statementRecorder(knex);
 }, 60_000);
 
 afterAll(async () => {
@@ -99,37 +98,12 @@ it('answers the same users in the same order as the plain query, at every depth'
   }
 }, 60_000);
 
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-function rowsRead(node: PlanNode): number {
-  const own = /Scan/.test(node['Node Type'])
-    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
-    : 0;
-  return own + (node.Plans ?? []).reduce((s, p) => s + rowsRead(p), 0);
-}
-
 it.each([
   ['the big tree', { reachOf: 'a00' }],
   ['a small tree among many users', { reachOf: 'a20' }],
 ])('a page of 11 users of %s reads about a page of rows', async (_name, view) => {
-  sent.length = 0;
-  await repo.list({ ...view, limit: 11 });
-  let read = 0;
-  for (const { sql, bindings } of [...sent]) {
-    const { rows } = (await knex.raw(
-      `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
-      bindings as Knex.RawBinding[],
-    )) as {
-      rows: { 'QUERY PLAN': [{ Plan: PlanNode }] }[];
-    };
-    read += rowsRead(rows[0]!['QUERY PLAN'][0].Plan);
-  }
+  const costs = await statementCosts(knex, recorder, () => repo.list({ ...view, limit: 11 }));
+  const read = costs.reduce((sum, c) => sum + c.rowsRead, 0);
   // The tree's accounts (scanned for the reach: 50 accounts, twice) and a page per account of it.
   expect(read).toBeLessThan(400);
 });

@@ -11,6 +11,7 @@
 import os from 'node:os';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest, type Knex } from '@ordering/db';
 import type { OrderStatus } from '@ordering/contracts';
+import { medianMs, statementCosts, statementRecorder } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { type OrderFilter, OrderRepository } from '../src/data-access/order-repository';
 
@@ -135,11 +136,7 @@ async function main(): Promise<void> {
       console.log(`seeded 300,000 orders, 600,000 lines in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
     const repo = new OrderRepository(knex);
-    const sent: { sql: string; bindings: unknown[] }[] = [];
-    // The event shows the SQL as sent ($1, $2, ...); knex.raw takes `?` (bound in the same order).
-    knex.on('query', (q: { sql: string; bindings?: unknown[] }) =>
-      sent.push({ sql: q.sql.replace(/\$\d+/g, '?'), bindings: q.bindings ?? [] }),
-    );
+    const recorder = statementRecorder(knex);
     console.log(
       `load average ${os
         .loadavg()
@@ -157,40 +154,22 @@ async function main(): Promise<void> {
             limit,
             ...(page === 'deep' && deep ? { after: deep } : {}),
           };
-          sent.length = 0;
-          await repo.list(filter);
-          const listSql = sent[0]!;
-          const { rows } = (await knex.raw(
-            `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${listSql.sql}`,
-            listSql.bindings,
-          )) as {
-            rows: { 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time': number }] }[];
-          };
-          const plan = rows[0]!['QUERY PLAN'][0];
-          const times: number[] = [];
-          for (let i = 0; i < RUNS; i++) {
-            const t = process.hrtime.bigint();
-            await repo.list(filter);
-            times.push(Number(process.hrtime.bigint() - t) / 1e6);
-          }
-          times.sort((a, b) => a - b);
+          const [list] = await statementCosts(knex, recorder, () => repo.list(filter), {
+            text: process.env.BENCH_PLANS === '1',
+          });
+          const median = await medianMs(() => repo.list(filter), RUNS);
           console.log(
             [
               c.name,
               limit,
               page,
               total,
-              plan['Execution Time'].toFixed(2),
-              rowsRead(plan.Plan),
-              times[Math.floor(times.length / 2)]!.toFixed(2),
+              list!.executionMs.toFixed(2),
+              list!.rowsRead,
+              median.toFixed(2),
             ].join(' | '),
           );
-          if (process.env.BENCH_PLANS === '1') {
-            const text = (await knex.raw(`EXPLAIN (ANALYZE, BUFFERS) ${listSql.sql}`, listSql.bindings)) as {
-              rows: { 'QUERY PLAN': string }[];
-            };
-            console.log(text.rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n'));
-          }
+          if (list!.text) console.log(list!.text.replace(/^/gm, '    '));
         }
       }
     }
@@ -198,22 +177,6 @@ async function main(): Promise<void> {
     await knex.destroy();
     if (process.env.BENCH_DROP === '1') await dropDatabase(url);
   }
-}
-
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows the scans of the plan produced or threw away (what a page costs, against what it shows). */
-function rowsRead(node: PlanNode): number {
-  const own = /Scan/.test(node['Node Type'])
-    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
-    : 0;
-  return own + (node.Plans ?? []).reduce((s, p) => s + rowsRead(p), 0);
 }
 
 main().catch((err: unknown) => {

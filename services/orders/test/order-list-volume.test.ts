@@ -13,6 +13,7 @@ import {
   withDatabase,
 } from '@ordering/db';
 import type { OrderStatus } from '@ordering/contracts';
+import { type StatementRecorder, statementCosts, statementRecorder } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { type OrderFilter, OrderRepository } from '../src/data-access/order-repository';
 
@@ -23,7 +24,7 @@ const url = withDatabase(
 );
 let knex: Knex;
 let repo: OrderRepository;
-const sent: { sql: string; bindings: unknown[] }[] = [];
+let recorder: StatementRecorder;
 
 const TREE = ['T', 'T1', 'T2', 'T3'];
 
@@ -53,9 +54,7 @@ beforeAll(async () => {
     UNION ALL SELECT id, 'other_' || ascii(right(id, 1)) % 20 FROM orders`);
   await knex.raw('ANALYZE orders; ANALYZE order_approvers');
   repo = new OrderRepository(knex);
-  knex.on('query', (q: { sql: string; bindings?: unknown[] }) =>
-    sent.push({ sql: q.sql.replace(/\$\d+/g, '?'), bindings: q.bindings ?? [] }),
-  );
+  recorder = statementRecorder(knex);
 }, 60_000);
 
 afterAll(async () => {
@@ -137,33 +136,10 @@ it('answers the same orders in the same order as the plain query, at every depth
   }
 }, 60_000);
 
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-function rowsRead(node: PlanNode): number {
-  const own = /Scan/.test(node['Node Type'])
-    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
-    : 0;
-  return own + (node.Plans ?? []).reduce((s, p) => s + rowsRead(p), 0);
-}
-
 /** Rows the list query of this page read (EXPLAIN ANALYZE of the SQL the repository sent). */
 async function rowsReadBy(filter: OrderFilter): Promise<number> {
-  sent.length = 0;
-  await repo.list(filter);
-  const { sql, bindings } = sent[0]!;
-  const { rows } = (await knex.raw(
-    `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
-    bindings as Knex.RawBinding[],
-  )) as {
-    rows: { 'QUERY PLAN': [{ Plan: PlanNode }] }[];
-  };
-  return rowsRead(rows[0]!['QUERY PLAN'][0].Plan);
+  const [list] = await statementCosts(knex, recorder, () => repo.list(filter));
+  return list!.rowsRead;
 }
 
 it.each([

@@ -10,6 +10,7 @@
 //   pnpm --filter @ordering/webhooks-service bench:lists   [DATABASE_NAME_PREFIX=... BENCH_RUNS=5]
 import os from 'node:os';
 import { createKnex, dropDatabase, ensureDatabase, migrateLatest, type Knex } from '@ordering/db';
+import { medianMs, statementCosts, statementRecorder } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { type DeliveryFilter, DeliveryRepository } from '../src/data-access/delivery-repository';
 import { SubscriptionRepository } from '../src/data-access/subscription-repository';
@@ -76,22 +77,6 @@ const cases: { name: string; filter: Omit<DeliveryFilter, 'limit' | 'before'> }[
   },
 ];
 
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows the scans of the plan produced or threw away (what a page costs, against what it shows). */
-function rowsRead(node: PlanNode): number {
-  const own = /Scan/.test(node['Node Type'])
-    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
-    : 0;
-  return own + (node.Plans ?? []).reduce((s, p) => s + rowsRead(p), 0);
-}
-
 async function main(): Promise<void> {
   if (process.env.BENCH_RESEED === '1') await dropDatabase(url);
   await ensureDatabase(url);
@@ -108,44 +93,13 @@ async function main(): Promise<void> {
     }
     const deliveries = new DeliveryRepository(knex);
     const subscriptions = new SubscriptionRepository(knex);
-    const sent: { sql: string; bindings: unknown[] }[] = [];
-    // The event shows the SQL as sent ($1, $2, ...); knex.raw takes `?` (bound in the same order).
-    knex.on('query', (q: { sql: string; bindings?: unknown[] }) =>
-      sent.push({ sql: q.sql.replace(/\$\d+/g, '?'), bindings: q.bindings ?? [] }),
-    );
+    const recorder = statementRecorder(knex);
     /** Plan ms and rows read of each statement `call` sends, and the call's median wall time. */
     async function measure(call: () => Promise<unknown>): Promise<string> {
-      sent.length = 0;
-      await call();
-      const statements = [...sent];
-      const plans: string[] = [];
-      for (const s of statements) {
-        const { rows } = (await knex.raw(
-          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${s.sql}`,
-          s.bindings as Knex.RawBinding[],
-        )) as {
-          rows: { 'QUERY PLAN': [{ Plan: PlanNode; 'Execution Time': number }] }[];
-        };
-        const plan = rows[0]!['QUERY PLAN'][0];
-        plans.push(`${plan['Execution Time'].toFixed(2)} ms / ${rowsRead(plan.Plan)} rows`);
-        if (process.env.BENCH_PLANS === '1') {
-          const text = (await knex.raw(
-            `EXPLAIN (ANALYZE, BUFFERS) ${s.sql}`,
-            s.bindings as Knex.RawBinding[],
-          )) as {
-            rows: { 'QUERY PLAN': string }[];
-          };
-          console.log(text.rows.map((r) => `    ${r['QUERY PLAN']}`).join('\n'));
-        }
-      }
-      const times: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        const t = process.hrtime.bigint();
-        await call();
-        times.push(Number(process.hrtime.bigint() - t) / 1e6);
-      }
-      times.sort((a, b) => a - b);
-      return `${plans.join(' + ')} | ${times[Math.floor(times.length / 2)]!.toFixed(2)}`;
+      const costs = await statementCosts(knex, recorder, call, { text: process.env.BENCH_PLANS === '1' });
+      for (const c of costs) if (c.text) console.log(c.text.replace(/^/gm, '    '));
+      const plans = costs.map((c) => `${c.executionMs.toFixed(2)} ms / ${c.rowsRead} rows`);
+      return `${plans.join(' + ')} | ${(await medianMs(call, RUNS)).toFixed(2)}`;
     }
     console.log(
       `load average ${os

@@ -11,6 +11,7 @@ import {
   migrateRollbackAll,
   withDatabase,
 } from '@ordering/db';
+import { type StatementRecorder, statementCosts, statementRecorder } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { type DeliveryFilter, DeliveryRepository } from '../src/data-access/delivery-repository';
 
@@ -21,7 +22,7 @@ const url = withDatabase(
 );
 let knex: Knex;
 let repo: DeliveryRepository;
-const sent: { sql: string; bindings: unknown[] }[] = [];
+let recorder: StatementRecorder;
 
 beforeAll(async () => {
   await ensureDatabase(url);
@@ -45,9 +46,7 @@ beforeAll(async () => {
       LATERAL (SELECT CASE WHEN g % 1000 = 0 THEN 'user.created' ELSE 'order.created' END AS t) x`);
   await knex.raw('ANALYZE webhook_deliveries');
   repo = new DeliveryRepository(knex);
-  knex.on('query', (q: { sql: string; bindings?: unknown[] }) =>
-    sent.push({ sql: q.sql.replace(/\$\d+/g, '?'), bindings: q.bindings ?? [] }),
-  );
+  recorder = statementRecorder(knex);
 }, 60_000);
 
 afterAll(async () => {
@@ -58,37 +57,17 @@ afterAll(async () => {
   await dropDatabase(url);
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-function rowsRead(node: PlanNode): number {
-  const own = /Scan/.test(node['Node Type'])
-    ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops']
-    : 0;
-  return own + (node.Plans ?? []).reduce((s, p) => s + rowsRead(p), 0);
-}
-
 it.each([
   ['event_type=user.created', { eventType: 'user.created' }, 20, 1000],
   ['status=failed', { status: 'failed' as const }, 40, 500],
 ])('a page of 11 of %s shows the newest ones and reads about a page of rows', async (_n, f, total, step) => {
   const filter: DeliveryFilter = { ...f, limit: 11 };
-  sent.length = 0;
-  const page = await repo.list('whs_1', filter);
+  let page: Awaited<ReturnType<DeliveryRepository['list']>> = [];
+  const [list] = await statementCosts(knex, recorder, async () => {
+    page = await repo.list('whs_1', filter);
+  });
   expect(page.map((d) => d.id)).toEqual(
     Array.from({ length: 11 }, (_, i) => `wdl_${String((total - i) * step).padStart(6, '0')}`),
   );
-  const { sql, bindings } = sent[0]!;
-  const { rows } = (await knex.raw(
-    `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
-    bindings as Knex.RawBinding[],
-  )) as {
-    rows: { 'QUERY PLAN': [{ Plan: PlanNode }] }[];
-  };
-  expect(rowsRead(rows[0]!['QUERY PLAN'][0].Plan)).toBeLessThan(100);
+  expect(list!.rowsRead).toBeLessThan(100);
 });
