@@ -2,33 +2,26 @@
 // hold (README, "List endpoints at volume"), and answers exactly the users, in exactly the order,
 // of the plain query it replaced (`cust_id IN (tree) ... ORDER BY login LIMIT n`), for every filter,
 // on the first page and after cursors down the list. 12,000 users, seeded in one statement.
-import { randomBytes } from 'node:crypto';
+import type { Knex } from '@ordering/db';
 import {
-  type Knex,
-  createKnex,
-  dropDatabase,
-  ensureDatabase,
-  migrateLatest,
-  withDatabase,
-} from '@ordering/db';
-import { type StatementRecorder, statementCosts, statementRecorder } from '@ordering/testing';
+  type StatementRecorder,
+  type TestDatabase,
+  createTestDatabase,
+  statementCosts,
+  statementRecorder,
+} from '@ordering/testing';
 import { migrations } from '../migrations';
 import { reachQuery } from '../src/data-access/customer-repository';
 import { type UserListQuery, UserRepository } from '../src/data-access/user-repository';
 
-const ADMIN_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const url = withDatabase(
-  ADMIN_URL,
-  `${process.env.DATABASE_NAME_PREFIX ?? ''}customers_users_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`,
-);
+let db: TestDatabase;
 let knex: Knex;
 let repo: UserRepository;
 let recorder: StatementRecorder;
 
 beforeAll(async () => {
-  await ensureDatabase(url);
-  knex = createKnex({ url, pool: { max: 2 } });
-  await migrateLatest(knex, migrations);
+  db = await createTestDatabase({ service: 'customers', migrations, poolMax: 2 });
+  knex = db.knex;
   // Accounts a00..a49: a00 has children a01..a09, a10 has a11..a19, and so on. 8,000 users in a00,
   // 2,000 in its children, 2,000 spread over the other trees, whose logins sort after the others (`z...`).
   await knex.raw(`
@@ -49,10 +42,7 @@ beforeAll(async () => {
   recorder = statementRecorder(knex);
 }, 60_000);
 
-afterAll(async () => {
-  await knex?.destroy();
-  await dropDatabase(url);
-});
+afterAll(() => db?.drop());
 
 /** The list as the single plain query answered it before (the reference). */
 async function reference(query: UserListQuery): Promise<string[]> {

@@ -2,26 +2,19 @@
 // volume"), and answers exactly the orders, in exactly the order, of the plain query it replaced
 // (`WHERE cust_id IN (...) ... ORDER BY submitted_at DESC, id DESC LIMIT n`), for every filter and
 // viewer, on the first page and after cursors down the list. 20k orders, seeded in one statement.
-import { randomBytes } from 'node:crypto';
-import {
-  type Knex,
-  createKnex,
-  dropDatabase,
-  ensureDatabase,
-  migrateLatest,
-  migrateRollbackAll,
-  withDatabase,
-} from '@ordering/db';
+import { type Knex, migrateRollbackAll } from '@ordering/db';
 import type { OrderStatus } from '@ordering/contracts';
-import { type StatementRecorder, statementCosts, statementRecorder } from '@ordering/testing';
+import {
+  type StatementRecorder,
+  type TestDatabase,
+  createTestDatabase,
+  statementCosts,
+  statementRecorder,
+} from '@ordering/testing';
 import { migrations } from '../migrations';
 import { type OrderFilter, OrderRepository } from '../src/data-access/order-repository';
 
-const ADMIN_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const url = withDatabase(
-  ADMIN_URL,
-  `${process.env.DATABASE_NAME_PREFIX ?? ''}orders_list_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`,
-);
+let db: TestDatabase;
 let knex: Knex;
 let repo: OrderRepository;
 let recorder: StatementRecorder;
@@ -29,9 +22,8 @@ let recorder: StatementRecorder;
 const TREE = ['T', 'T1', 'T2', 'T3'];
 
 beforeAll(async () => {
-  await ensureDatabase(url);
-  knex = createKnex({ url, pool: { max: 2 } });
-  await migrateLatest(knex, migrations);
+  db = await createTestDatabase({ service: 'orders', migrations, poolMax: 2 });
+  knex = db.knex;
   // 12k orders in T, 2k in each sub-account, 2k in an unrelated X; submission times repeat (every
   // 7 orders share one), so the id breaks ties; the approver `appr` had every 10th order of the
   // tree in their queue, and every order was in some other approver's queue.
@@ -58,12 +50,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (knex) {
-    // The new migrations revert too.
-    await migrateRollbackAll(knex, migrations);
-    await knex.destroy();
-  }
-  await dropDatabase(url);
+  // The new migrations revert too.
+  if (knex) await migrateRollbackAll(knex, migrations);
+  await db?.drop();
 });
 
 /** The list as the single plain query answered it before (the reference). */

@@ -1,33 +1,25 @@
 // A page of a subscription's deliveries filtered by event type or status reads about a page of
 // rows however many deliveries of other types or statuses the subscription has (README, "List
 // endpoints at volume"), newest first. 20,000 deliveries, seeded in one statement.
-import { randomBytes } from 'node:crypto';
+import { type Knex, migrateRollbackAll } from '@ordering/db';
 import {
-  type Knex,
-  createKnex,
-  dropDatabase,
-  ensureDatabase,
-  migrateLatest,
-  migrateRollbackAll,
-  withDatabase,
-} from '@ordering/db';
-import { type StatementRecorder, statementCosts, statementRecorder } from '@ordering/testing';
+  type StatementRecorder,
+  type TestDatabase,
+  createTestDatabase,
+  statementCosts,
+  statementRecorder,
+} from '@ordering/testing';
 import { migrations } from '../migrations';
 import { type DeliveryFilter, DeliveryRepository } from '../src/data-access/delivery-repository';
 
-const ADMIN_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const url = withDatabase(
-  ADMIN_URL,
-  `${process.env.DATABASE_NAME_PREFIX ?? ''}webhooks_list_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`,
-);
+let db: TestDatabase;
 let knex: Knex;
 let repo: DeliveryRepository;
 let recorder: StatementRecorder;
 
 beforeAll(async () => {
-  await ensureDatabase(url);
-  knex = createKnex({ url, pool: { max: 2 } });
-  await migrateLatest(knex, migrations);
+  db = await createTestDatabase({ service: 'webhooks', migrations, poolMax: 2 });
+  knex = db.knex;
   await knex('webhook_subscriptions').insert({
     id: 'whs_1',
     cust_id: 'C',
@@ -50,11 +42,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (knex) {
-    await migrateRollbackAll(knex, migrations);
-    await knex.destroy();
-  }
-  await dropDatabase(url);
+  // The new migrations revert too.
+  if (knex) await migrateRollbackAll(knex, migrations);
+  await db?.drop();
 });
 
 it.each([
