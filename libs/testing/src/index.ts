@@ -6,3 +6,4 @@ export * from './catalog-stand-in';
 export * from './open-loop-load';
 export * from './bench-figures';
 export * from './query-plans';
+export * from './bench-database';

@@ -7,14 +7,11 @@
 // database is kept (BENCH_RESEED=1 seeds again; BENCH_DROP=1 drops it at the end).
 //
 //   pnpm --filter @ordering/approvals-service bench:lists   [DATABASE_NAME_PREFIX=... BENCH_RUNS=5]
-import os from 'node:os';
-import { createKnex, dropDatabase, ensureDatabase, migrateLatest, type Knex } from '@ordering/db';
-import { medianMs, statementCosts, statementRecorder } from '@ordering/testing';
+import type { Knex } from '@ordering/db';
+import { medianMs, statementCosts, statementRecorder, withBenchDatabase } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { ApprovalsRepository, type QueueQuery } from '../src/data-access/approvals-repository';
 
-const PG_BASE_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const url = `${PG_BASE_URL}/${process.env.DATABASE_NAME_PREFIX ?? ''}approvals_list_bench`;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const TREE = ['cust_tree', ...Array.from({ length: 9 }, (_, i) => `cust_tree_${i + 1}`)];
 const BUSY = 'approver_busy@tree';
@@ -42,80 +39,72 @@ async function seed(knex: Knex): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.env.BENCH_RESEED === '1') await dropDatabase(url);
-  await ensureDatabase(url);
-  const knex = createKnex({ url, pool: { min: 1, max: 2 } });
-  try {
-    await migrateLatest(knex, migrations);
-    const [{ n }] = (await knex('approvals').count({ n: '*' })) as [{ n: string }];
-    if (Number(n) === 0) {
-      const t0 = Date.now();
-      await knex.transaction((trx) => seed(trx));
-      console.log(`seeded 50,000 approvals in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    }
-    const repo = new ApprovalsRepository(knex);
-    const recorder = statementRecorder(knex);
-    console.log(
-      `load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}, ${os.cpus().length} cores`,
-    );
-    console.log('case | limit | page | rows matching | plan ms | rows read | repository call ms (median)');
-    const cases: { name: string; query: Omit<QueueQuery, 'limit' | 'after'> }[] = [
-      {
-        name: 'busy approver, pending (tree reach)',
-        query: { approver: BUSY, custIds: TREE, status: 'pending' },
-      },
-      { name: 'busy approver, approved', query: { approver: BUSY, custIds: TREE, status: 'approved' } },
-      { name: 'busy approver, rejected', query: { approver: BUSY, custIds: TREE, status: 'rejected' } },
-      {
-        name: 'busy approver, pending, one sub-account reach',
-        query: { approver: BUSY, custIds: ['cust_tree_3'], status: 'pending' },
-      },
-      {
-        name: 'other approver, pending',
-        query: { approver: 'approver_21', custIds: ['cust_other_21', 'cust_tree_2'], status: 'pending' },
-      },
-    ];
-    for (const c of cases) {
-      const base = knex('approvals')
-        .where({ approver: c.query.approver, status: c.query.status })
-        .whereIn('cust_id', c.query.custIds);
-      const [{ total }] = (await base.clone().count({ total: '*' })) as [{ total: string }];
-      const middle = (await base
-        .clone()
-        .select('created_at', 'id')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }])
-        .offset(Math.floor(Number(total) / 2))
-        .first()) as { created_at: Date; id: string } | undefined;
-      for (const limit of [10, 100]) {
-        for (const page of ['first', 'deep'] as const) {
-          const query: QueueQuery = {
-            ...c.query,
-            limit,
-            ...(page === 'deep' && middle ? { after: { createdAt: middle.created_at, id: middle.id } } : {}),
-          };
-          const [queue] = await statementCosts(knex, recorder, () => repo.queue(query));
-          const median = await medianMs(() => repo.queue(query), RUNS);
-          console.log(
-            [
-              c.name,
+  await withBenchDatabase(
+    {
+      name: 'approvals_list_bench',
+      migrations,
+      seededTable: 'approvals',
+      seed,
+      describe: '50,000 approvals',
+    },
+    async (knex) => {
+      const repo = new ApprovalsRepository(knex);
+      const recorder = statementRecorder(knex);
+      console.log('case | limit | page | rows matching | plan ms | rows read | repository call ms (median)');
+      const cases: { name: string; query: Omit<QueueQuery, 'limit' | 'after'> }[] = [
+        {
+          name: 'busy approver, pending (tree reach)',
+          query: { approver: BUSY, custIds: TREE, status: 'pending' },
+        },
+        { name: 'busy approver, approved', query: { approver: BUSY, custIds: TREE, status: 'approved' } },
+        { name: 'busy approver, rejected', query: { approver: BUSY, custIds: TREE, status: 'rejected' } },
+        {
+          name: 'busy approver, pending, one sub-account reach',
+          query: { approver: BUSY, custIds: ['cust_tree_3'], status: 'pending' },
+        },
+        {
+          name: 'other approver, pending',
+          query: { approver: 'approver_21', custIds: ['cust_other_21', 'cust_tree_2'], status: 'pending' },
+        },
+      ];
+      for (const c of cases) {
+        const base = knex('approvals')
+          .where({ approver: c.query.approver, status: c.query.status })
+          .whereIn('cust_id', c.query.custIds);
+        const [{ total }] = (await base.clone().count({ total: '*' })) as [{ total: string }];
+        const middle = (await base
+          .clone()
+          .select('created_at', 'id')
+          .orderBy([{ column: 'created_at' }, { column: 'id' }])
+          .offset(Math.floor(Number(total) / 2))
+          .first()) as { created_at: Date; id: string } | undefined;
+        for (const limit of [10, 100]) {
+          for (const page of ['first', 'deep'] as const) {
+            const query: QueueQuery = {
+              ...c.query,
               limit,
-              page,
-              total,
-              queue!.executionMs.toFixed(2),
-              queue!.rowsRead,
-              median.toFixed(2),
-            ].join(' | '),
-          );
+              ...(page === 'deep' && middle
+                ? { after: { createdAt: middle.created_at, id: middle.id } }
+                : {}),
+            };
+            const [queue] = await statementCosts(knex, recorder, () => repo.queue(query));
+            const median = await medianMs(() => repo.queue(query), RUNS);
+            console.log(
+              [
+                c.name,
+                limit,
+                page,
+                total,
+                queue!.executionMs.toFixed(2),
+                queue!.rowsRead,
+                median.toFixed(2),
+              ].join(' | '),
+            );
+          }
         }
       }
-    }
-  } finally {
-    await knex.destroy();
-    if (process.env.BENCH_DROP === '1') await dropDatabase(url);
-  }
+    },
+  );
 }
 
 main().catch((err: unknown) => {

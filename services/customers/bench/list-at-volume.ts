@@ -7,15 +7,12 @@
 // database is kept (BENCH_RESEED=1 seeds again; BENCH_DROP=1 drops it at the end).
 //
 //   pnpm --filter @ordering/customers-service bench:lists   [DATABASE_NAME_PREFIX=... BENCH_RUNS=5]
-import os from 'node:os';
-import { createKnex, dropDatabase, ensureDatabase, migrateLatest, type Knex } from '@ordering/db';
-import { medianMs, statementCosts, statementRecorder } from '@ordering/testing';
+import type { Knex } from '@ordering/db';
+import { medianMs, statementCosts, statementRecorder, withBenchDatabase } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { type AccountListQuery, CustomerRepository } from '../src/data-access/customer-repository';
 import { type UserListQuery, UserRepository } from '../src/data-access/user-repository';
 
-const PG_BASE_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const url = `${PG_BASE_URL}/${process.env.DATABASE_NAME_PREFIX ?? ''}customers_list_bench`;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const BIG = 'cust_0000';
 
@@ -49,87 +46,78 @@ async function seed(knex: Knex): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.env.BENCH_RESEED === '1') await dropDatabase(url);
-  await ensureDatabase(url);
-  const knex = createKnex({ url, pool: { min: 1, max: 2 } });
-  try {
-    await migrateLatest(knex, migrations);
-    const [{ n }] = (await knex('users').count({ n: '*' })) as [{ n: string }];
-    if (Number(n) === 0) {
-      const t0 = Date.now();
-      await knex.transaction((trx) => seed(trx));
+  await withBenchDatabase(
+    {
+      name: 'customers_list_bench',
+      migrations,
+      seededTable: 'users',
+      seed,
+      describe: '2,000 accounts, 6,000 addresses, 60,000 users',
+    },
+    async (knex) => {
+      const users = new UserRepository(knex);
+      const customers = new CustomerRepository(knex);
+      const recorder = statementRecorder(knex);
+      /** Plan ms and rows read of every statement `call` sends, and the call's median wall time. */
+      async function measure(call: () => Promise<unknown>): Promise<string> {
+        const costs = await statementCosts(knex, recorder, call);
+        const ms = costs.reduce((sum, c) => sum + c.executionMs, 0);
+        const read = costs.reduce((sum, c) => sum + c.rowsRead, 0);
+        return `${ms.toFixed(2)} | ${read} | ${(await medianMs(call, RUNS)).toFixed(2)}`;
+      }
       console.log(
-        `seeded 2,000 accounts, 6,000 addresses, 60,000 users in ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+        'endpoint | case | limit | page | rows matching | plan ms | rows read | repository call ms (median)',
       );
-    }
-    const users = new UserRepository(knex);
-    const customers = new CustomerRepository(knex);
-    const recorder = statementRecorder(knex);
-    /** Plan ms and rows read of every statement `call` sends, and the call's median wall time. */
-    async function measure(call: () => Promise<unknown>): Promise<string> {
-      const costs = await statementCosts(knex, recorder, call);
-      const ms = costs.reduce((sum, c) => sum + c.executionMs, 0);
-      const read = costs.reduce((sum, c) => sum + c.rowsRead, 0);
-      return `${ms.toFixed(2)} | ${read} | ${(await medianMs(call, RUNS)).toFixed(2)}`;
-    }
-    console.log(
-      `load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}, ${os.cpus().length} cores`,
-    );
-    console.log(
-      'endpoint | case | limit | page | rows matching | plan ms | rows read | repository call ms (median)',
-    );
-    const userCases: { name: string; query: Omit<UserListQuery, 'limit' | 'afterLogin'> }[] = [
-      { name: 'tree of the big account', query: { reachOf: BIG } },
-      { name: 'cust_id=big account', query: { reachOf: BIG, custId: BIG } },
-      { name: 'cust_id=a sub-account', query: { reachOf: BIG, custId: 'cust_0007' } },
-      { name: 'status=deactivated', query: { reachOf: BIG, status: 'deactivated' } },
-      { name: 'role=admin', query: { reachOf: BIG, role: 'admin' } },
-      { name: 'a small tree (40 accounts, 700 users)', query: { reachOf: 'cust_0400' } },
-    ];
-    for (const c of userCases) {
-      const all = await users.list({ ...c.query, limit: 100_000 });
-      const middle = all[Math.floor(all.length / 2)];
-      for (const limit of [10, 100]) {
-        for (const page of ['first', 'deep'] as const) {
-          const query: UserListQuery = {
-            ...c.query,
-            limit,
-            ...(page === 'deep' && middle ? { afterLogin: middle.login } : {}),
-          };
-          console.log(
-            `GET /v1/users | ${c.name} | ${limit} | ${page} | ${all.length} | ${await measure(() => users.list(query))}`,
-          );
+      const userCases: { name: string; query: Omit<UserListQuery, 'limit' | 'afterLogin'> }[] = [
+        { name: 'tree of the big account', query: { reachOf: BIG } },
+        { name: 'cust_id=big account', query: { reachOf: BIG, custId: BIG } },
+        { name: 'cust_id=a sub-account', query: { reachOf: BIG, custId: 'cust_0007' } },
+        { name: 'status=deactivated', query: { reachOf: BIG, status: 'deactivated' } },
+        { name: 'role=admin', query: { reachOf: BIG, role: 'admin' } },
+        { name: 'a small tree (40 accounts, 700 users)', query: { reachOf: 'cust_0400' } },
+      ];
+      for (const c of userCases) {
+        const all = await users.list({ ...c.query, limit: 100_000 });
+        const middle = all[Math.floor(all.length / 2)];
+        for (const limit of [10, 100]) {
+          for (const page of ['first', 'deep'] as const) {
+            const query: UserListQuery = {
+              ...c.query,
+              limit,
+              ...(page === 'deep' && middle ? { afterLogin: middle.login } : {}),
+            };
+            console.log(
+              `GET /v1/users | ${c.name} | ${limit} | ${page} | ${all.length} | ${await measure(() => users.list(query))}`,
+            );
+          }
         }
       }
-    }
-    const accountCases: { name: string; query: Omit<AccountListQuery, 'limit' | 'afterCustId'> }[] = [
-      { name: 'reach of a tree (40 accounts)', query: { reachOf: 'cust_0400' } },
-      { name: 'parent_cust_id within the reach', query: { reachOf: 'cust_0400', parentCustId: 'cust_0400' } },
-      { name: 'every account (operator)', query: {} },
-    ];
-    for (const c of accountCases) {
-      const all = await customers.list({ ...c.query, limit: 100_000 });
-      const middle = all[Math.floor(all.length / 2)];
-      for (const limit of [10, 100]) {
-        for (const page of ['first', 'deep'] as const) {
-          const query: AccountListQuery = {
-            ...c.query,
-            limit,
-            ...(page === 'deep' && middle ? { afterCustId: middle.cust_id } : {}),
-          };
-          console.log(
-            `GET /v1/customers | ${c.name} | ${limit} | ${page} | ${all.length} | ${await measure(() => customers.list(query))}`,
-          );
+      const accountCases: { name: string; query: Omit<AccountListQuery, 'limit' | 'afterCustId'> }[] = [
+        { name: 'reach of a tree (40 accounts)', query: { reachOf: 'cust_0400' } },
+        {
+          name: 'parent_cust_id within the reach',
+          query: { reachOf: 'cust_0400', parentCustId: 'cust_0400' },
+        },
+        { name: 'every account (operator)', query: {} },
+      ];
+      for (const c of accountCases) {
+        const all = await customers.list({ ...c.query, limit: 100_000 });
+        const middle = all[Math.floor(all.length / 2)];
+        for (const limit of [10, 100]) {
+          for (const page of ['first', 'deep'] as const) {
+            const query: AccountListQuery = {
+              ...c.query,
+              limit,
+              ...(page === 'deep' && middle ? { afterCustId: middle.cust_id } : {}),
+            };
+            console.log(
+              `GET /v1/customers | ${c.name} | ${limit} | ${page} | ${all.length} | ${await measure(() => customers.list(query))}`,
+            );
+          }
         }
       }
-    }
-  } finally {
-    await knex.destroy();
-    if (process.env.BENCH_DROP === '1') await dropDatabase(url);
-  }
+    },
+  );
 }
 
 main().catch((err: unknown) => {

@@ -8,15 +8,12 @@
 // seeds it again); BENCH_DROP=1 drops it at the end.
 //
 //   pnpm --filter @ordering/orders-service bench:lists   [DATABASE_NAME_PREFIX=... BENCH_RUNS=5]
-import os from 'node:os';
-import { createKnex, dropDatabase, ensureDatabase, migrateLatest, type Knex } from '@ordering/db';
+import type { Knex } from '@ordering/db';
 import type { OrderStatus } from '@ordering/contracts';
-import { medianMs, statementCosts, statementRecorder } from '@ordering/testing';
+import { medianMs, statementCosts, statementRecorder, withBenchDatabase } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { type OrderFilter, OrderRepository } from '../src/data-access/order-repository';
 
-const PG_BASE_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const url = `${PG_BASE_URL}/${process.env.DATABASE_NAME_PREFIX ?? ''}orders_list_bench`;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 
 const ROOT = 'cust_tree';
@@ -123,60 +120,50 @@ async function deepCursor(f: Case['filter'], total: number): Promise<OrderFilter
 }
 
 async function main(): Promise<void> {
-  if (process.env.BENCH_RESEED === '1') await dropDatabase(url);
-  await ensureDatabase(url);
-  const knex = createKnex({ url, pool: { min: 1, max: 2 } });
-  countKnex = knex;
-  try {
-    await migrateLatest(knex, migrations);
-    const [{ n }] = (await knex('orders').count({ n: '*' })) as [{ n: string }];
-    if (Number(n) === 0) {
-      const t0 = Date.now();
-      await knex.transaction((trx) => seed(trx));
-      console.log(`seeded 300,000 orders, 600,000 lines in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    }
-    const repo = new OrderRepository(knex);
-    const recorder = statementRecorder(knex);
-    console.log(
-      `load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}, ${os.cpus().length} cores`,
-    );
-    console.log('case | limit | page | rows matching | plan ms | rows read | repository call ms (median)');
-    for (const c of cases) {
-      const total = await countOf(c.filter);
-      const deep = await deepCursor(c.filter, total);
-      for (const limit of [10, 100]) {
-        for (const page of ['first', 'deep'] as const) {
-          const filter: OrderFilter = {
-            ...c.filter,
-            limit,
-            ...(page === 'deep' && deep ? { after: deep } : {}),
-          };
-          const [list] = await statementCosts(knex, recorder, () => repo.list(filter), {
-            text: process.env.BENCH_PLANS === '1',
-          });
-          const median = await medianMs(() => repo.list(filter), RUNS);
-          console.log(
-            [
-              c.name,
+  await withBenchDatabase(
+    {
+      name: 'orders_list_bench',
+      migrations,
+      seededTable: 'orders',
+      seed,
+      describe: '300,000 orders, 600,000 lines',
+    },
+    async (knex) => {
+      countKnex = knex;
+      const repo = new OrderRepository(knex);
+      const recorder = statementRecorder(knex);
+      console.log('case | limit | page | rows matching | plan ms | rows read | repository call ms (median)');
+      for (const c of cases) {
+        const total = await countOf(c.filter);
+        const deep = await deepCursor(c.filter, total);
+        for (const limit of [10, 100]) {
+          for (const page of ['first', 'deep'] as const) {
+            const filter: OrderFilter = {
+              ...c.filter,
               limit,
-              page,
-              total,
-              list!.executionMs.toFixed(2),
-              list!.rowsRead,
-              median.toFixed(2),
-            ].join(' | '),
-          );
-          if (list!.text) console.log(list!.text.replace(/^/gm, '    '));
+              ...(page === 'deep' && deep ? { after: deep } : {}),
+            };
+            const [list] = await statementCosts(knex, recorder, () => repo.list(filter), {
+              text: process.env.BENCH_PLANS === '1',
+            });
+            const median = await medianMs(() => repo.list(filter), RUNS);
+            console.log(
+              [
+                c.name,
+                limit,
+                page,
+                total,
+                list!.executionMs.toFixed(2),
+                list!.rowsRead,
+                median.toFixed(2),
+              ].join(' | '),
+            );
+            if (list!.text) console.log(list!.text.replace(/^/gm, '    '));
+          }
         }
       }
-    }
-  } finally {
-    await knex.destroy();
-    if (process.env.BENCH_DROP === '1') await dropDatabase(url);
-  }
+    },
+  );
 }
 
 main().catch((err: unknown) => {

@@ -8,15 +8,12 @@
 // database is kept (BENCH_RESEED=1 seeds again; BENCH_DROP=1 drops it at the end).
 //
 //   pnpm --filter @ordering/webhooks-service bench:lists   [DATABASE_NAME_PREFIX=... BENCH_RUNS=5]
-import os from 'node:os';
-import { createKnex, dropDatabase, ensureDatabase, migrateLatest, type Knex } from '@ordering/db';
-import { medianMs, statementCosts, statementRecorder } from '@ordering/testing';
+import type { Knex } from '@ordering/db';
+import { medianMs, statementCosts, statementRecorder, withBenchDatabase } from '@ordering/testing';
 import { migrations } from '../migrations';
 import { type DeliveryFilter, DeliveryRepository } from '../src/data-access/delivery-repository';
 import { SubscriptionRepository } from '../src/data-access/subscription-repository';
 
-const PG_BASE_URL = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const url = `${PG_BASE_URL}/${process.env.DATABASE_NAME_PREFIX ?? ''}webhooks_list_bench`;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SUB = 'whs_big';
 const DELIVERIES = 200_000;
@@ -78,88 +75,78 @@ const cases: { name: string; filter: Omit<DeliveryFilter, 'limit' | 'before'> }[
 ];
 
 async function main(): Promise<void> {
-  if (process.env.BENCH_RESEED === '1') await dropDatabase(url);
-  await ensureDatabase(url);
-  const knex = createKnex({ url, pool: { min: 1, max: 2 } });
-  try {
-    await migrateLatest(knex, migrations);
-    const [{ n }] = (await knex('webhook_deliveries').count({ n: '*' })) as [{ n: string }];
-    if (Number(n) === 0) {
-      const t0 = Date.now();
-      await knex.transaction((trx) => seed(trx));
-      console.log(
-        `seeded 10,000 subscriptions, 200,000 deliveries, 600,000 attempts in ${((Date.now() - t0) / 1000).toFixed(0)} s`,
-      );
-    }
-    const deliveries = new DeliveryRepository(knex);
-    const subscriptions = new SubscriptionRepository(knex);
-    const recorder = statementRecorder(knex);
-    /** Plan ms and rows read of each statement `call` sends, and the call's median wall time. */
-    async function measure(call: () => Promise<unknown>): Promise<string> {
-      const costs = await statementCosts(knex, recorder, call, { text: process.env.BENCH_PLANS === '1' });
-      for (const c of costs) if (c.text) console.log(c.text.replace(/^/gm, '    '));
-      const plans = costs.map((c) => `${c.executionMs.toFixed(2)} ms / ${c.rowsRead} rows`);
-      return `${plans.join(' + ')} | ${(await medianMs(call, RUNS)).toFixed(2)}`;
-    }
-    console.log(
-      `load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}, ${os.cpus().length} cores`,
-    );
-    console.log(
-      'endpoint | case | limit | page | rows matching | plan ms / rows read (list + attempts) | calls ms (median)',
-    );
-    for (const limit of [10, 100]) {
-      const deepSub = (await knex('webhook_subscriptions')
-        .where({ cust_id: 'cust_1' })
-        .orderBy('id')
-        .offset(2)
-        .first()) as { id: string };
-      for (const page of ['first', 'deep'] as const) {
-        const options = { limit, ...(page === 'deep' ? { afterId: deepSub.id } : {}) };
-        console.log(
-          `GET /v1/webhooks | 5 per account | ${limit} | ${page} | 5 | ${await measure(() => subscriptions.list('cust_1', options))}`,
-        );
+  await withBenchDatabase(
+    {
+      name: 'webhooks_list_bench',
+      migrations,
+      seededTable: 'webhook_deliveries',
+      seed,
+      describe: '10,000 subscriptions, 200,000 deliveries, 600,000 attempts',
+    },
+    async (knex) => {
+      const deliveries = new DeliveryRepository(knex);
+      const subscriptions = new SubscriptionRepository(knex);
+      const recorder = statementRecorder(knex);
+      /** Plan ms and rows read of each statement `call` sends, and the call's median wall time. */
+      async function measure(call: () => Promise<unknown>): Promise<string> {
+        const costs = await statementCosts(knex, recorder, call, { text: process.env.BENCH_PLANS === '1' });
+        for (const c of costs) if (c.text) console.log(c.text.replace(/^/gm, '    '));
+        const plans = costs.map((c) => `${c.executionMs.toFixed(2)} ms / ${c.rowsRead} rows`);
+        return `${plans.join(' + ')} | ${(await medianMs(call, RUNS)).toFixed(2)}`;
       }
-    }
-    for (const c of cases) {
-      const base = knex('webhook_deliveries').where({ subscription_id: SUB });
-      if (c.filter.status) void base.andWhere({ status: c.filter.status });
-      if (c.filter.eventType) void base.andWhere({ event_type: c.filter.eventType });
-      if (c.filter.createdAfter) void base.andWhere('created_at', '>=', c.filter.createdAfter);
-      if (c.filter.createdBefore) void base.andWhere('created_at', '<', c.filter.createdBefore);
-      const [{ total }] = (await base.clone().count({ total: '*' })) as [{ total: string }];
-      const middle = (await base
-        .clone()
-        .select('created_at', 'id')
-        .orderBy([
-          { column: 'created_at', order: 'desc' },
-          { column: 'id', order: 'desc' },
-        ])
-        .offset(Math.floor(Number(total) / 2))
-        .first()) as { created_at: Date; id: string } | undefined;
+      console.log(
+        'endpoint | case | limit | page | rows matching | plan ms / rows read (list + attempts) | calls ms (median)',
+      );
       for (const limit of [10, 100]) {
+        const deepSub = (await knex('webhook_subscriptions')
+          .where({ cust_id: 'cust_1' })
+          .orderBy('id')
+          .offset(2)
+          .first()) as { id: string };
         for (const page of ['first', 'deep'] as const) {
-          const filter: DeliveryFilter = {
-            ...c.filter,
-            limit,
-            ...(page === 'deep' && middle ? { before: { createdAt: middle.created_at, id: middle.id } } : {}),
-          };
-          const figures = await measure(async () => {
-            const rows = await deliveries.list(SUB, filter);
-            await deliveries.attemptsOf(rows.map((r) => r.id));
-          });
+          const options = { limit, ...(page === 'deep' ? { afterId: deepSub.id } : {}) };
           console.log(
-            `GET /v1/webhooks/{id}/deliveries | ${c.name} | ${limit} | ${page} | ${total} | ${figures}`,
+            `GET /v1/webhooks | 5 per account | ${limit} | ${page} | 5 | ${await measure(() => subscriptions.list('cust_1', options))}`,
           );
         }
       }
-    }
-  } finally {
-    await knex.destroy();
-    if (process.env.BENCH_DROP === '1') await dropDatabase(url);
-  }
+      for (const c of cases) {
+        const base = knex('webhook_deliveries').where({ subscription_id: SUB });
+        if (c.filter.status) void base.andWhere({ status: c.filter.status });
+        if (c.filter.eventType) void base.andWhere({ event_type: c.filter.eventType });
+        if (c.filter.createdAfter) void base.andWhere('created_at', '>=', c.filter.createdAfter);
+        if (c.filter.createdBefore) void base.andWhere('created_at', '<', c.filter.createdBefore);
+        const [{ total }] = (await base.clone().count({ total: '*' })) as [{ total: string }];
+        const middle = (await base
+          .clone()
+          .select('created_at', 'id')
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'desc' },
+          ])
+          .offset(Math.floor(Number(total) / 2))
+          .first()) as { created_at: Date; id: string } | undefined;
+        for (const limit of [10, 100]) {
+          for (const page of ['first', 'deep'] as const) {
+            const filter: DeliveryFilter = {
+              ...c.filter,
+              limit,
+              ...(page === 'deep' && middle
+                ? { before: { createdAt: middle.created_at, id: middle.id } }
+                : {}),
+            };
+            const figures = await measure(async () => {
+              const rows = await deliveries.list(SUB, filter);
+              await deliveries.attemptsOf(rows.map((r) => r.id));
+            });
+            console.log(
+              `GET /v1/webhooks/{id}/deliveries | ${c.name} | ${limit} | ${page} | ${total} | ${figures}`,
+            );
+          }
+        }
+      }
+    },
+  );
 }
 
 main().catch((err: unknown) => {
