@@ -21,6 +21,7 @@ import {
   type z,
 } from '@ordering/contracts';
 import type { Attributes, Span } from '@opentelemetry/api';
+import { isTransientInfrastructureError } from '@ordering/errors';
 import { ATTR, platformMetrics, withConsumerSpan } from '@ordering/telemetry';
 import { backoffDelay, Waker, type BackoffOptions } from './backoff';
 import { createOrderedProducer } from './create-kafka';
@@ -30,7 +31,6 @@ import { INBOX_TABLE, purgeProcessedEvents } from './inbox-migration';
 import { observeConsumerLag, type LagGauge } from './lag-gauges';
 import { silentLogger, type MessagingLogger } from './logger';
 import { PermanentError } from './permanent-error';
-import { isTransientInfrastructureError } from './transient-errors';
 
 export interface ConsumerContext {
   /** The transaction the inbox row is written in: write the effect through it. */
@@ -231,8 +231,8 @@ class KafkaConsumerRunner implements ConsumerRunner {
   /**
    * Connects, joins the group and starts consuming. When Kafka cannot be reached, the process still
    * starts (its HTTP API and outbox do not need Kafka): the consumer logs a warning and keeps trying
-   * in the background with backoff, and `waitForGroupJoin` (a `kafka: 'required'` service's
-   * readiness) fails until it has joined. Any other failure (a missing topic, say) is thrown.
+   * in the background with backoff; meanwhile `waitingForKafka()` is true and `waitForGroupJoin`
+   * fails. Any other failure (a missing topic, say) is thrown.
    */
   async start(): Promise<void> {
     if (this.consumer || this.startRetry) return;
@@ -754,15 +754,16 @@ class KafkaConsumerRunner implements ConsumerRunner {
 }
 
 /** No Kafka broker answers (refused, timed out, unknown host): an outage, not a misconfiguration. */
+const UNREACHABLE_ERRORS = new Set([
+  'KafkaJSConnectionError',
+  'KafkaJSConnectionClosedError',
+  'KafkaJSBrokerNotFound',
+  'KafkaJSRequestTimeoutError',
+]);
+
 function isKafkaUnreachable(err: unknown): boolean {
-  const unreachable = new Set([
-    'KafkaJSConnectionError',
-    'KafkaJSConnectionClosedError',
-    'KafkaJSBrokerNotFound',
-    'KafkaJSRequestTimeoutError',
-  ]);
   for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
-    if (unreachable.has(String((e as { name?: unknown }).name))) return true;
+    if (UNREACHABLE_ERRORS.has(String((e as { name?: unknown }).name))) return true;
     e =
       (e as { cause?: unknown; originalError?: unknown }).cause ??
       (e as { originalError?: unknown }).originalError;

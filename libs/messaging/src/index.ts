@@ -9,7 +9,6 @@ export * from './inbox-migration';
 export * from './enqueue-event';
 export * from './outbox-relay';
 export * from './permanent-error';
-export * from './transient-errors';
 export * from './dead-letter';
 export * from './consumer-runner';
 export * from './lag-gauges';

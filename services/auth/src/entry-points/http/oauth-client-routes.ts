@@ -2,17 +2,15 @@
 // reached through the gateway with the signed identity header. Never a secret but the new one of
 // a rotation.
 import { Router, type Request } from 'express';
-import { UnsupportedMediaTypeError } from '@ordering/errors';
 import {
   assertEmptyBody,
   assertSafeQuery,
-  hasRequestBody,
   identityOf,
-  JSON_MEDIA_TYPES,
   listEnvelope,
   pageOf,
   parseListParams,
   pathParam,
+  refuseOtherMediaTypes,
   requestPath,
   requireIdentity,
   requireScope,
@@ -34,14 +32,12 @@ export function oauthClientRoutes(deps: AccountClientsDeps & { identitySecret: s
     requireScope('admin:all'),
     (req, _res, next) => {
       assertSafeQuery(req.query);
-      // This app passes bodies of other media types on unparsed (its OAuth endpoints read forms,
-      // `otherMediaTypes: 'pass'`): a body here that is not JSON is refused as every service's
-      // JSON parser refuses it (415), never read as no body (a form's `expires_in=1` dropped
-      // unseen while the secret rotates).
-      if (req.method !== 'GET' && req.method !== 'HEAD' && hasRequestBody(req) && !req.is(JSON_MEDIA_TYPES))
-        throw new UnsupportedMediaTypeError();
       next();
     },
+    // This app passes bodies of other media types on unparsed (its OAuth endpoints read forms,
+    // `otherMediaTypes: 'pass'`): here a body that is not JSON is 415 as at every service, never
+    // read as no body (a form's `expires_in=1` dropped unseen while the secret rotates).
+    refuseOtherMediaTypes(),
   );
 
   router.get('/v1/oauth_clients', async (req, res) => {
