@@ -405,6 +405,7 @@ describe('when the service fails', () => {
     try {
       const res = await request(down.url).get('/v1/orders').set('Authorization', `Bearer ${token}`);
       expectApiError(res, 503, 'api_error', 'service_unavailable');
+      expect(res.headers['retry-after']).toBe('1');
       const post = await request(down.url)
         .post('/v1/orders')
         .set('Authorization', `Bearer ${token}`)
@@ -424,6 +425,8 @@ describe('when the service fails', () => {
     const res = await request(h.url).get('/v1/orders').set('Authorization', `Bearer ${token}`);
     const elapsed = Date.now() - started;
     expectApiError(res, 504, 'api_error', 'upstream_timeout');
+    // It may have been carried out: whether to send it again is the client's call, not a hint's.
+    expect(res.headers['retry-after']).toBeUndefined();
     expect(elapsed).toBeGreaterThanOrEqual(290);
     expect(elapsed).toBeLessThan(2000);
   });

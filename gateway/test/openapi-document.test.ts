@@ -500,7 +500,7 @@ describe('responses', () => {
     expect(operation('POST', '/v1/webhooks/{id}/test').responses['409']).toBeUndefined();
   });
 
-  it('response headers: X-Request-Id, traceresponse and the rate-limit headers everywhere, Retry-After on 429, WWW-Authenticate on 401, Idempotent-Replayed on creations', () => {
+  it('response headers: X-Request-Id, traceresponse and the rate-limit headers everywhere, Retry-After on 429 and 503, WWW-Authenticate on 401, Idempotent-Replayed on creations', () => {
     for (const r of ROUTES) {
       const op = operation(r.method, r.path);
       for (const [status, response] of Object.entries(op.responses as Json)) {
@@ -531,6 +531,8 @@ describe('responses', () => {
     for (const r of upstream) {
       const op = operation(r.method, r.path);
       expect(Object.keys(deref(op.responses['429']).headers)).toContain('Retry-After');
+      expect(Object.keys(deref(op.responses['503']).headers)).toContain('Retry-After');
+      expect(Object.keys(deref(op.responses['504']).headers)).not.toContain('Retry-After');
       expect(deref(deref(op.responses['401']).headers['WWW-Authenticate'])).toMatchObject({ required: true });
     }
     expect(deref(doc.components.headers['Retry-After'])).toMatchObject({

@@ -132,6 +132,7 @@ describe('routing by the route table', () => {
   it('answers 503 service_unavailable for a route whose service has no URL configured', async () => {
     const res = await request(h.url).get('/v1/webhooks').set('Authorization', `Bearer ${admin}`);
     expectApiError(res, 503, 'api_error', 'service_unavailable');
+    expect(res.headers['retry-after']).toBe('1');
   });
 
   it('still asks for a token on a route whose service is not configured', async () => {

@@ -139,7 +139,11 @@ export const ERROR_RESPONSES = {
   500: ['InternalError', errorResponse('A fault of the service: `api_error` / `internal_error`')],
   503: [
     'ServiceUnavailable',
-    errorResponse('A service behind the gateway is down: `api_error` / `service_unavailable`'),
+    errorResponse(
+      'A service behind the gateway, or one it relies on, is down: `api_error` / `service_unavailable`; ' +
+        'retry after `Retry-After` seconds (with the same `Idempotency-Key` for a creation)',
+      { 'Retry-After': ref('headers', 'Retry-After') },
+    ),
   ],
   504: [
     'GatewayTimeout',

@@ -133,13 +133,28 @@ export class UnsupportedMediaTypeError extends AppError {
   }
 }
 
-/** 503 `service_unavailable` / 504 `upstream_timeout`: a dependency is down or slow. */
+/** Seconds a 503 asks the client to wait: a restarting pod or a failing-over database is back soon. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * 503 `service_unavailable` (with `Retry-After`) / 504 `upstream_timeout`: a dependency is down or
+ * slow. A 504 has no `Retry-After`: the request may have been carried out, and only the client
+ * knows whether it is safe to send again (with its `Idempotency-Key`, it is).
+ */
 export class UnavailableError extends AppError {
   constructor(
     message = 'A service behind the API is unavailable; retry later',
     code: 'service_unavailable' | 'upstream_timeout' = 'service_unavailable',
   ) {
-    super(code === 'upstream_timeout' ? 504 : 503, 'api_error', code, message);
+    super(
+      code === 'upstream_timeout' ? 504 : 503,
+      'api_error',
+      code,
+      message,
+      code === 'upstream_timeout'
+        ? {}
+        : { headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) } },
+    );
   }
 }
 

@@ -62,6 +62,7 @@ describe('a request whose database connection is terminated', () => {
     const res = await pending;
     const text = await res.text();
     expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
     const body = JSON.parse(text) as { error: Record<string, unknown> };
     expect(body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable' });
     expect(body.error.request_id).toBe(res.headers.get('x-request-id'));

@@ -15,7 +15,7 @@ import Provider, {
   type KoaContextWithOIDC,
   type JWK,
 } from 'oidc-provider';
-import { isTransientInfrastructureError } from '@ordering/errors';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS, isTransientInfrastructureError } from '@ordering/errors';
 import type { Logger } from '@ordering/http';
 import type { AuthConfig } from '../../config';
 import type { ClientRepository } from '../../data-access/client-repository';
@@ -487,7 +487,7 @@ export function createOidcProvider(deps: OidcProviderDeps): Provider {
     await next();
     if (ctx.status !== 500 || !unavailable.has(ctx)) return;
     ctx.status = 503;
-    ctx.set('Retry-After', '1');
+    ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
     const body = ctx.body as { error?: unknown } | undefined;
     if (body && typeof body === 'object' && body.error === 'server_error') {
       ctx.body = {
