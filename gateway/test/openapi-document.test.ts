@@ -362,13 +362,13 @@ describe('responses', () => {
       ['POST', '/v1/approvals/preview', 200, 'ApprovalPreview'],
       ['GET', '/v1/oauth_clients', 200, 'OAuthClientList'],
       ['GET', '/v1/oauth_clients/{id}', 200, 'OAuthClient'],
-      ['POST', '/v1/oauth_clients/{id}/rotate_secret', 200, 'OAuthClient'],
+      ['POST', '/v1/oauth_clients/{id}/rotate_secret', 200, 'OAuthClientWithSecret'],
       ['GET', '/v1/webhooks', 200, 'WebhookSubscriptionList'],
-      ['POST', '/v1/webhooks', 201, 'WebhookSubscription'],
+      ['POST', '/v1/webhooks', 201, 'WebhookSubscriptionWithSecret'],
       ['GET', '/v1/webhooks/{id}', 200, 'WebhookSubscription'],
       ['PATCH', '/v1/webhooks/{id}', 200, 'WebhookSubscription'],
       ['DELETE', '/v1/webhooks/{id}', 200, 'DeletedWebhookSubscription'],
-      ['POST', '/v1/webhooks/{id}/rotate_secret', 200, 'WebhookSubscription'],
+      ['POST', '/v1/webhooks/{id}/rotate_secret', 200, 'WebhookSubscriptionWithSecret'],
       ['POST', '/v1/webhooks/{id}/test', 202, 'WebhookDelivery'],
       ['GET', '/v1/webhooks/{id}/deliveries', 200, 'WebhookDeliveryList'],
       ['POST', '/v1/webhooks/{id}/deliveries/{delivery_id}/replay', 202, 'WebhookDelivery'],
@@ -386,6 +386,16 @@ describe('responses', () => {
         ref: `#/components/schemas/${name}`,
       });
     }
+  });
+
+  it('the signing secret is a required member of the answers that show it, and no member of the others', () => {
+    expect(schema('WebhookSubscriptionWithSecret').required).toContain('signing_secret');
+    expect(schema('WebhookSubscriptionWithSecret').properties.signing_secret).toMatchObject({
+      type: 'string',
+    });
+    expect(schema('WebhookSubscription').properties).not.toHaveProperty('signing_secret');
+    expect(schema('OAuthClientWithSecret').required).toContain('client_secret');
+    expect(schema('OAuthClient').properties).not.toHaveProperty('client_secret');
   });
 
   it('list envelopes are named per resource: object "list", url, has_more, nullable next_cursor, data of the resource', () => {

@@ -40,10 +40,12 @@ import {
   WebhookDeliveryList,
   WebhookReplay,
   WebhookSubscription,
+  WebhookSubscriptionWithSecret,
   WebhookSubscriptionList,
   ListOAuthClientsQuery,
   OAuthClientList,
   OAuthClientResource,
+  OAuthClientWithSecret,
   type z,
 } from '@ordering/contracts';
 
@@ -273,7 +275,7 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
     success: {
       status: 201,
       description: 'The subscription, with its `signing_secret` (shown only here)',
-      schema: WebhookSubscription,
+      schema: WebhookSubscriptionWithSecret,
     },
   },
   'GET /v1/webhooks/{id}': {
@@ -305,7 +307,7 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
       'its own 24 hours (its own `v1`, newest first). At most 10 secrets sign at once: one more ends ' +
       'the oldest overlap.',
     body: NO_PARAMETERS,
-    success: ok(WebhookSubscription, 'The subscription with its new `signing_secret`'),
+    success: ok(WebhookSubscriptionWithSecret, 'The subscription with its new `signing_secret`'),
   },
   'POST /v1/webhooks/{id}/test': {
     operationId: 'testWebhookSubscription',
@@ -374,6 +376,6 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
       '409 `client_has_no_secret`; a disabled client: 409 `client_disabled`.',
     conflicts: ['client_has_no_secret', 'client_disabled'],
     body: NO_PARAMETERS,
-    success: ok(OAuthClientResource, 'The OAuth client with its new `client_secret`'),
+    success: ok(OAuthClientWithSecret, 'The OAuth client with its new `client_secret`'),
   },
 };

@@ -36,15 +36,23 @@ export const OAuthClientResource = z
     previous_secret_expires_at: Timestamp.nullable().openapi({
       description: 'After a rotation, until when the previous secret still works (24 hours); else null',
     }),
-    client_secret: z.string().optional().openapi({
-      description: 'Only in the answer of rotate_secret: the new secret, shown this once',
-    }),
     created_at: Timestamp,
   })
   .openapi('OAuthClient', {
     description: "An OAuth client of the token's account or a descendant, with its secret's due date",
   });
 export type OAuthClientResource = z.infer<typeof OAuthClientResource>;
+
+/** The answer of rotate_secret: the only one that shows a secret. */
+export const OAuthClientWithSecret = z
+  .looseObject({
+    ...OAuthClientResource.shape,
+    client_secret: z.string().openapi({ description: 'The new secret, shown this once' }),
+  })
+  .openapi('OAuthClientWithSecret', {
+    description: 'An OAuth client with its new secret: the answer of rotate_secret',
+  });
+export type OAuthClientWithSecret = z.infer<typeof OAuthClientWithSecret>;
 
 export const OAuthClientList = listOf(OAuthClientResource, 'OAuthClientList');
 

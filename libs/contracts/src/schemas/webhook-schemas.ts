@@ -31,13 +31,25 @@ export const WebhookSubscription = z
         'deliveries wait until it is enabled again)',
     }),
     ordering: WebhookOrdering,
-    signing_secret: z.string().optional().openapi({
-      description: 'Only in the responses of creation and rotate_secret; it cannot be read again',
-    }),
     created_at: Timestamp,
   })
   .openapi('WebhookSubscription', { description: 'A subscription of an HTTPS endpoint to event types' });
 export type WebhookSubscription = z.infer<typeof WebhookSubscription>;
+
+/** The answer of creation and rotate_secret: the only ones that show the signing secret. */
+export const WebhookSubscriptionWithSecret = z
+  .looseObject({
+    ...WebhookSubscription.shape,
+    signing_secret: z.string().openapi({
+      description:
+        "The secret that signs this subscription's webhooks (`whsec_...`); shown only in this answer, " +
+        'it cannot be read again',
+    }),
+  })
+  .openapi('WebhookSubscriptionWithSecret', {
+    description: 'A subscription with its signing secret: the answer of creation and of rotate_secret',
+  });
+export type WebhookSubscriptionWithSecret = z.infer<typeof WebhookSubscriptionWithSecret>;
 
 export const CreateWebhookRequest = requestObject({
   url: z.url({ protocol: /^https?$/ }).max(2048),

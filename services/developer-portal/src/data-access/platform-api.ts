@@ -2,7 +2,13 @@
 // no access of its own. Shapes are the contracts' (libs/contracts); an error answer becomes an
 // ApiError with the API's `error` object so that pages can show its message and field.
 import { randomUUID } from 'node:crypto';
-import type { OAuthClientResource, WebhookDelivery, WebhookSubscription } from '@ordering/contracts';
+import type {
+  OAuthClientResource,
+  OAuthClientWithSecret,
+  WebhookDelivery,
+  WebhookSubscription,
+  WebhookSubscriptionWithSecret,
+} from '@ordering/contracts';
 
 export interface ApiErrorBody {
   type?: string;
@@ -126,7 +132,7 @@ export class AdminApi {
   }
 
   rotateOAuthClientSecret(id: string) {
-    return this.call<OAuthClientResource>('POST', `/v1/oauth_clients/${seg(id)}/rotate_secret`);
+    return this.call<OAuthClientWithSecret>('POST', `/v1/oauth_clients/${seg(id)}/rotate_secret`);
   }
 
   listWebhooks(query: Query) {
@@ -142,7 +148,7 @@ export class AdminApi {
     body: { url: string; events: string[]; ordering?: string; description?: string },
     idempotencyKey: string = randomUUID(),
   ) {
-    return this.call<WebhookSubscription>('POST', '/v1/webhooks', body, {
+    return this.call<WebhookSubscriptionWithSecret>('POST', '/v1/webhooks', body, {
       'Idempotency-Key': idempotencyKey,
     });
   }
@@ -156,7 +162,7 @@ export class AdminApi {
   }
 
   rotateWebhookSecret(id: string) {
-    return this.call<WebhookSubscription>('POST', `/v1/webhooks/${seg(id)}/rotate_secret`);
+    return this.call<WebhookSubscriptionWithSecret>('POST', `/v1/webhooks/${seg(id)}/rotate_secret`);
   }
 
   testWebhook(id: string) {

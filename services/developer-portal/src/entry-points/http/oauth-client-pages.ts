@@ -35,7 +35,7 @@ export function oauthClientPages(deps: PortalDeps): Router {
           user: userOf(req)!,
           title: `New secret for ${client.name}`,
           what: `Client ${client.id}: the new secret is due on ${client.secret_due_at ?? '—'}.`,
-          secret: client.client_secret ?? '',
+          secret: client.client_secret,
           note: client.previous_secret_expires_at
             ? `The previous secret keeps working until ${client.previous_secret_expires_at}: switch your deployment before then.`
             : 'The previous secret has stopped working.',
