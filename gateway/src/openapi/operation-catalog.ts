@@ -128,6 +128,8 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/orders/{id}': {
     operationId: 'retrieveOrder',
     tag: 'Orders',
+    description:
+      "An order of the token's account or a descendant; any other is 404 `resource_missing`, like an unknown id.",
     success: ok(Order, 'The order'),
   },
   'POST /v1/orders/{id}/cancel': {
@@ -142,6 +144,10 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/catalog/items': {
     operationId: 'listCatalogItems',
     tag: 'Catalog',
+    description:
+      'The catalog as `cust_id` sees it: only the items visible to that account, each with its price tiers in ' +
+      "the account's currency and its availability. Browsing is ordered by `item_code`; a search (`q`) by " +
+      'relevance, then `item_code`.',
     query: ListCatalogItemsQuery,
     namesAccount: true,
     success: ok(CatalogItemList, 'A page of catalog items as seen by `cust_id`'),
@@ -164,16 +170,26 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/customers/{cust_id}': {
     operationId: 'retrieveCustomer',
     tag: 'Customers',
+    description:
+      "The token's account or one of its descendants, with its addresses; any other is 404 `resource_missing`.",
     success: ok(Customer, 'The customer account'),
   },
   'GET /v1/customers/{cust_id}/approval_chain': {
     operationId: 'retrieveApprovalChain',
     tag: 'Customers',
+    description:
+      "The chain that applies to the account: its own, or else its nearest ancestor's; `inherited_from` " +
+      'names the account whose chain it is (null, with no steps, when none applies).',
     success: ok(ApprovalChain, "The account's approval chain"),
   },
   'PUT /v1/customers/{cust_id}/approval_chain': {
     operationId: 'replaceApprovalChain',
     tag: 'Customers',
+    description:
+      "Replaces the account's own chain (at most 20 steps); `steps: []` removes it, and the account " +
+      "inherits its nearest ancestor's again. Each `approver` must be an active user of the caller's " +
+      'account tree holding the `approver` or `admin` role (422 `invalid_value`, `param` `steps[i].approver`). ' +
+      'Orders already waiting keep the chain they started with.',
     body: { schema: PutApprovalChainRequest, required: true },
     success: ok(ApprovalChain, 'The approval chain as replaced'),
   },
@@ -181,6 +197,9 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/users': {
     operationId: 'listUsers',
     tag: 'Users',
+    description:
+      "The users of the token's account and its descendants (or of `cust_id` alone), ordered by `login`; " +
+      '`status` and `role` narrow the list.',
     query: ListUsersQuery,
     namesAccount: true,
     success: ok(UserList, 'A page of users'),
@@ -199,6 +218,7 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/users/{login}': {
     operationId: 'retrieveUser',
     tag: 'Users',
+    description: "A user of the token's account or a descendant; any other login is 404 `resource_missing`.",
     success: ok(User, 'The user'),
   },
   'PATCH /v1/users/{login}': {
@@ -262,6 +282,7 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/webhooks': {
     operationId: 'listWebhookSubscriptions',
     tag: 'Webhooks',
+    description: "The token's account's subscriptions, oldest first.",
     query: ListWebhooksQuery,
     success: ok(WebhookSubscriptionList, 'A page of subscriptions (never with `signing_secret`)'),
   },
@@ -281,6 +302,7 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/webhooks/{id}': {
     operationId: 'retrieveWebhookSubscription',
     tag: 'Webhooks',
+    description: "A subscription of the token's account; any other is 404 `resource_missing`.",
     success: ok(WebhookSubscription, 'The subscription (without `signing_secret`)'),
   },
   'PATCH /v1/webhooks/{id}': {
@@ -297,6 +319,9 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'DELETE /v1/webhooks/{id}': {
     operationId: 'deleteWebhookSubscription',
     tag: 'Webhooks',
+    description:
+      'Deletes the subscription with its signing secrets and its deliveries (and their attempts): nothing ' +
+      'more is sent to its endpoint, pending deliveries included. The answer is the deleted marker.',
     success: ok(DeletedWebhookSubscription, 'The subscription is deleted'),
   },
   'POST /v1/webhooks/{id}/rotate_secret': {
@@ -321,12 +346,18 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/webhooks/{id}/deliveries': {
     operationId: 'listWebhookDeliveries',
     tag: 'Webhooks',
+    description:
+      "The subscription's deliveries, newest first, each with its attempts (status code, latency, error); " +
+      '`status`, `event_type`, `created_after` (inclusive) and `created_before` (exclusive) narrow the list.',
     query: ListWebhookDeliveriesQuery,
     success: ok(WebhookDeliveryList, 'A page of deliveries, newest first, with their attempts'),
   },
   'GET /v1/webhooks/{id}/deliveries/{delivery_id}': {
     operationId: 'retrieveWebhookDelivery',
     tag: 'Webhooks',
+    description:
+      'One delivery with every attempt, its status (`pending`, `succeeded`, `failed`) and, while pending, ' +
+      'when the next attempt is due.',
     success: ok(WebhookDelivery, 'The delivery with every attempt'),
   },
   'POST /v1/webhooks/{id}/replay': {
@@ -364,6 +395,9 @@ export const OPERATIONS: Record<RouteKey, OperationSpec> = {
   'GET /v1/oauth_clients/{id}': {
     operationId: 'retrieveOAuthClient',
     tag: 'OAuth clients',
+    description:
+      "An OAuth client of the token's account or a descendant, with its secret's due date; never a secret. " +
+      'Any other is 404 `resource_missing`.',
     success: ok(OAuthClientResource, 'The OAuth client (without a secret)'),
   },
   'POST /v1/oauth_clients/{id}/rotate_secret': {
