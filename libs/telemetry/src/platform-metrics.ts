@@ -32,7 +32,7 @@ const instruments = lazyInstruments((meter) => ({
   }),
   webhookAttempts: meter.createCounter('ordering.webhook.delivery.attempts', {
     description:
-      'Webhook delivery attempts, by outcome (success, failure), status class and attempt (first, retry)',
+      'Webhook delivery attempts, by outcome (success, failure), status class and attempt (first, retry, replay: the first after a replay)',
   }),
   webhookDuration: meter.createHistogram('ordering.webhook.delivery.duration', {
     description: 'Duration of webhook delivery attempts, until the receiver answered or failed',

@@ -17,8 +17,10 @@ export interface WebhookAttempt {
   eventId: string;
   eventType: string;
   subscriptionId: string;
-  /** 1 for the first attempt. */
+  /** 1 for the first attempt (of the delivery, or since its last replay). */
   attempt: number;
+  /** The delivery was replayed: its first attempt since is labelled `replay`, not `first`. */
+  replayed?: boolean;
   /** The receiver's URL; only its origin is recorded (a path may hold a token). */
   url: string;
   /**
@@ -98,8 +100,10 @@ export async function withWebhookAttemptSpan<T extends { statusCode: number | nu
       outcome,
       status_class: statusClass,
       event_type: attempt.eventType,
-      // A failing receiver is retried about 14 times a delivery: the alert reads first attempts.
-      attempt: attempt.attempt > 1 ? 'retry' : 'first',
+      // A failing receiver is retried about 14 times a delivery: the alert reads first attempts. A
+      // replay's attempt is no first one either: replaying a range of failures to a receiver still
+      // down would otherwise page on-call.
+      attempt: attempt.attempt > 1 ? 'retry' : attempt.replayed === true ? 'replay' : 'first',
     };
     platformMetrics().webhookAttempts.add(1, labels);
     platformMetrics().webhookDuration.record(seconds, { outcome });

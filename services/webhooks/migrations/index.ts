@@ -4,6 +4,7 @@ import { idempotencyMigration, idempotencyVerbatimResponseMigration } from '@ord
 import { inboxMigration } from '@ordering/messaging';
 import { accountEventsMigration } from './account-events-migration';
 import { deliveryListIndexesMigration } from './delivery-list-indexes-migration';
+import { deliveryReplayCountMigration } from './delivery-replay-count-migration';
 import { deliveryTraceMigration } from './delivery-trace-migration';
 import { webhooksMigration } from './webhooks-migration';
 
@@ -15,4 +16,5 @@ export const migrations: Migration[] = [
   deliveryTraceMigration,
   idempotencyVerbatimResponseMigration,
   deliveryListIndexesMigration,
+  deliveryReplayCountMigration,
 ];

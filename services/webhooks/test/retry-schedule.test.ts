@@ -4,7 +4,12 @@
 // same Service-Delivery. The rotated-out secret stops signing once its 24 h are over; a second
 // rotation within those 24 h does not end the first one's overlap.
 import { createHmac } from 'node:crypto';
-import { type InMemoryTracing, startInMemoryTracing } from '@ordering/telemetry';
+import {
+  type InMemoryTracing,
+  type TestMetrics,
+  startInMemoryTracing,
+  startTestMetrics,
+} from '@ordering/telemetry';
 import { waitUntil } from '@ordering/testing';
 import { MAX_SIGNING_SECRETS } from '../src/domain/subscriptions-use-case';
 import {
@@ -21,9 +26,11 @@ import { verifyWithStripe } from './support/stripe-verifier';
 let h: Harness;
 let receiver: Receiver;
 let tracing: InMemoryTracing;
+let metrics: TestMetrics;
 
 beforeAll(async () => {
   tracing = startInMemoryTracing();
+  metrics = startTestMetrics();
   receiver = await startReceiver();
   h = await startHarness({
     env: { DELIVERY_CLOCK_SPEED: '20000', DELIVERY_POLL_MS: '10' },
@@ -35,7 +42,18 @@ afterAll(async () => {
   await h?.stop();
   await disconnectProducer();
   await tracing.shutdown();
+  await metrics.shutdown();
 });
+
+/** The attempts counted so far with this `attempt` label (first, retry, replay), every outcome. */
+async function attemptsLabelled(label: string): Promise<number> {
+  const lines = (await metrics.text())
+    .split('\n')
+    .filter(
+      (l) => l.startsWith('ordering_webhook_delivery_attempts_total{') && l.includes(`attempt="${label}"`),
+    );
+  return lines.reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}
 
 interface Delivery {
   id: string;
@@ -262,6 +280,7 @@ describe('the schedule', () => {
     expect(await failedCount()).toBe(3);
 
     receiver.on('/range', () => ({ status: 200 }));
+    const [firstBefore, replayBefore] = [await attemptsLabelled('first'), await attemptsLabelled('replay')];
     const real = await api.post(`/v1/webhooks/${sub.id}/replay`, { since });
     expect(real.body).toEqual({ object: 'webhook_replay', count: 3, dry_run: false });
     await waitUntil(
@@ -271,6 +290,10 @@ describe('the schedule', () => {
       10_000,
       'the three replays',
     );
+    // Counted as replays, not first attempts: the first-attempt failure alert does not read them
+    // (an integrator replaying failures to a receiver still down must not page on-call).
+    expect(await attemptsLabelled('replay')).toBe(replayBefore + 3);
+    expect(await attemptsLabelled('first')).toBe(firstBefore);
     const bad = await api.post(`/v1/webhooks/${sub.id}/replay`, { since: 'yesterday' });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatchObject({ code: 'invalid_value', param: 'since' });

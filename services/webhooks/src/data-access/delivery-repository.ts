@@ -18,6 +18,8 @@ export interface DeliveryRow {
   status: DeliveryStatus;
   /** Attempts since the delivery was created or last replayed (what the backoff counts). */
   attempt_count: number;
+  /** Replays so far: the attempts after one are labelled `replay` in the metrics. */
+  replay_count: number;
   next_attempt_at: Date | null;
   first_attempt_at: Date | null;
   lease_owner: string | null;
@@ -92,8 +94,20 @@ export interface DeliveryFilter {
 
 type Db = Knex | Knex.Transaction;
 
-/** What a replay resets: a fresh window (24 h from its first attempt, backoff from the start). */
-const REPLAYED = { status: 'pending', first_attempt_at: null, attempt_count: 0 } as const;
+/**
+ * What a replay sets: due `now`, a fresh window (24 h from its first attempt, backoff from the
+ * start), one more replay counted.
+ */
+function replayed(knex: Knex, now: Date) {
+  return {
+    status: 'pending',
+    first_attempt_at: null,
+    attempt_count: 0,
+    replay_count: knex.raw('replay_count + 1'),
+    next_attempt_at: now,
+    updated_at: now,
+  } as const;
+}
 
 export class DeliveryRepository {
   constructor(private readonly knex: Knex) {}
@@ -179,7 +193,7 @@ export class DeliveryRepository {
   async replay(subscriptionId: string, id: string, now: Date): Promise<DeliveryRow | undefined> {
     const [row] = await this.knex<DeliveryRow>('webhook_deliveries')
       .where({ subscription_id: subscriptionId, id })
-      .update({ ...REPLAYED, next_attempt_at: now, updated_at: now })
+      .update(replayed(this.knex, now))
       .returning('*');
     return row as DeliveryRow | undefined;
   }
@@ -200,7 +214,7 @@ export class DeliveryRepository {
       const [{ count }] = (await q.count({ count: '*' })) as [{ count: string }];
       return Number(count);
     }
-    return q.update({ ...REPLAYED, next_attempt_at: now, updated_at: now });
+    return q.update(replayed(this.knex, now));
   }
 
   /**

@@ -368,6 +368,7 @@ export class DeliveryWorker implements EntryPoint {
         eventType: row.event_type,
         subscriptionId: row.subscription_id,
         attempt: row.attempt_count + 1,
+        replayed: row.replay_count > 0,
         url: subscription.url,
         ...(row.trace_context ? { traceHeaders: row.trace_context } : {}),
       },
