@@ -56,7 +56,15 @@ it('applies every migration, enforces one default address per type and unique lo
   await expect(knex('users').insert({ ...user, login: 'ann' })).rejects.toMatchObject({ code: '23505' });
 
   expect(await migrateRollbackAll(knex, migrations)).toHaveLength(migrations.length);
-  for (const table of ['customers', 'addresses', 'users', 'idempotency_keys', 'outbox', 'login_failures']) {
+  for (const table of [
+    'customers',
+    'addresses',
+    'users',
+    'idempotency_keys',
+    'outbox',
+    'login_failures',
+    'login_address_failures',
+  ]) {
     expect(await knex.schema.hasTable(table)).toBe(false);
   }
 });
