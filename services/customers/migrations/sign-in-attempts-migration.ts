@@ -17,13 +17,12 @@ export const signInAttemptsMigration = {
       t.timestamp('last_failure_at', { useTz: true }).notNullable();
       t.primary(['login_key', 'client_address']);
     });
+    // A default, so that the previous version's pods, still serving during the rolling upgrade
+    // after this migration ran, keep inserting counts without naming the column.
     await knex.schema.alterTable('login_failures', (t) => {
-      t.timestamp('window_started_at', { useTz: true }).nullable();
+      t.timestamp('window_started_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     });
     await knex('login_failures').update({ window_started_at: knex.ref('last_failure_at') });
-    await knex.schema.alterTable('login_failures', (t) => {
-      t.dropNullable('window_started_at');
-    });
   },
   async down(knex: Knex): Promise<void> {
     await knex.schema.alterTable('login_failures', (t) => {
