@@ -119,7 +119,7 @@ describe('POST /internal/v1/credentials/verify', () => {
     expect([...sleeps].sort((a, b) => a - b)).toEqual([1000, 2000, 4000]);
   });
 
-  it('past 10 attempts the password is not checked: 429 too_many_attempts with Retry-After, even when right', async () => {
+  it('past 10 attempts (from one address, here a caller that sends none) the password is not checked: 429 too_many_attempts with Retry-After, even when right', async () => {
     const login = await userWithPassword();
     for (let i = 0; i < 10; i++) expect((await verify(login, 'wrong password!!')).status).toBe(401);
     sleeps.length = 0;
