@@ -223,6 +223,8 @@ beforeAll(async () => {
     audience,
     redisPrefix,
     consumerGroup: `auth-attack-${suffix}`,
+    // As deployed behind the ingress controller: the last X-Forwarded-For entry is the client's.
+    env: { TRUST_PROXY: 'true' },
   });
   gateway = await startGatewayProcess({
     issuer: auth.issuer,
@@ -647,6 +649,29 @@ describe('10. thirty parallel sign-in attempts for one login (29 wrong, 1 right)
         /role="alert"[^>]*>Too many failed attempts\. Try again in \d+ seconds\./,
       );
     }
+  });
+});
+
+describe('10b. a stranger cannot lock a user out of signing in', () => {
+  it('wrong passwords sent from one address refuse that address only; the user signs in from their own', async () => {
+    const login = `victim-${lower}`;
+    await admin.createUser({ cust_id: acme, login, email: `${login}@e2e.example`, name: login, password });
+    const from = async (forwardedFor: string, attempt: string) => {
+      const { browser, page } = await openSignIn();
+      browser.headers = { 'x-forwarded-for': forwardedFor };
+      return browser.submit(page, '/login', { login, password: attempt });
+    };
+    const stranger: (number | string)[] = [];
+    for (let i = 0; i < 8; i++) stranger.push((await from('198.51.100.23', `guess-${i}`)).status);
+    expect(stranger).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
+    // Claiming the user's address in a header of their own does not help the stranger: the
+    // ingress controller's entry (the last) is the address.
+    expect((await from('203.0.113.5, 198.51.100.23', password)).status).toBe(429);
+    // The user, at their own address: signed in, neither refused by auth nor slowed by customers.
+    const started = Date.now();
+    const own = await from('203.0.113.5', password);
+    expect(own.url.startsWith(redirectUri)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

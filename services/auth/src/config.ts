@@ -52,10 +52,23 @@ export const authConfigSchema = z.object({
    * still carry the withdrawn key and the gateways refuse them. A reload is one small query.
    */
   KEY_RELOAD_INTERVAL_MS: env.int(5_000),
-  /** Failed sign-ins of one login within the window before further attempts are refused. */
-  SIGN_IN_MAX_FAILURES: env.int(5),
-  SIGN_IN_FAILURE_WINDOW_SECONDS: env.int(900),
-  /** Behind the gateway or a TLS-terminating proxy: trust X-Forwarded-* for the issuer's scheme. */
+  /**
+   * Sign-in throttle (README "Throttling"). The tight limit: attempts of one login from one client
+   * address within the window before further ones from that address are refused.
+   */
+  SIGN_IN_MAX_FAILURES: env.int(5).pipe(z.number().int().min(1)),
+  SIGN_IN_FAILURE_WINDOW_SECONDS: env.int(900).pipe(z.number().int().min(1)),
+  /** The ceiling of one login across all addresses (a guesser spread over many addresses). */
+  SIGN_IN_LOGIN_MAX_FAILURES: env.int(100).pipe(z.number().int().min(1)),
+  SIGN_IN_LOGIN_WINDOW_SECONDS: env.int(3600).pipe(z.number().int().min(1)),
+  /** The ceiling of one client address across all logins (credential stuffing from one address). */
+  SIGN_IN_ADDRESS_MAX_FAILURES: env.int(100).pipe(z.number().int().min(1)),
+  SIGN_IN_ADDRESS_WINDOW_SECONDS: env.int(900).pipe(z.number().int().min(1)),
+  /**
+   * Behind the ingress controller or a TLS-terminating proxy (exactly one hop): trust its
+   * X-Forwarded-* for the issuer's scheme and, from the last X-Forwarded-For entry, the client's
+   * address.
+   */
   TRUST_PROXY: env.bool(false),
 });
 

@@ -186,7 +186,11 @@ export async function buildAuthService(
         },
       ],
       routes: (a) => {
-        if (config.TRUST_PROXY) a.set('trust proxy', true);
+        // One trusted hop, the proxy in front (the ingress controller): `req.ip` is the last
+        // X-Forwarded-For entry, the one that proxy wrote; the entries before it are whatever the
+        // client sent (`true` would take the first, letting anyone choose the address that the
+        // sign-in throttle counts). Without TRUST_PROXY, the connection's peer.
+        if (config.TRUST_PROXY) a.set('trust proxy', 1);
         mountOAuthInputGuard(a);
         a.use(
           oauthClientRoutes({
@@ -216,12 +220,20 @@ export async function buildAuthService(
           provider: () => provider,
           signIn: {
             customers,
-            throttle: new RedisSignInThrottle(
-              redis,
-              config.REDIS_KEY_PREFIX,
-              config.SIGN_IN_FAILURE_WINDOW_SECONDS,
-            ),
-            maxFailures: config.SIGN_IN_MAX_FAILURES,
+            throttle: new RedisSignInThrottle(redis, config.REDIS_KEY_PREFIX, {
+              loginAddress: {
+                max: config.SIGN_IN_MAX_FAILURES,
+                windowSeconds: config.SIGN_IN_FAILURE_WINDOW_SECONDS,
+              },
+              login: {
+                max: config.SIGN_IN_LOGIN_MAX_FAILURES,
+                windowSeconds: config.SIGN_IN_LOGIN_WINDOW_SECONDS,
+              },
+              address: {
+                max: config.SIGN_IN_ADDRESS_MAX_FAILURES,
+                windowSeconds: config.SIGN_IN_ADDRESS_WINDOW_SECONDS,
+              },
+            }),
           },
           csrfKey: config.COOKIE_KEYS[0]!,
           audience: config.API_AUDIENCE,

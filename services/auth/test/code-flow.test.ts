@@ -143,7 +143,7 @@ describe('sign-in page', () => {
     expect(res.url.startsWith(REDIRECT_URI)).toBe(false);
   });
 
-  it('slows repeated failures down: after 3 failures even the right password is refused for a while', async () => {
+  it('slows repeated failures down: after 3 failures from one address even the right password is refused there for a while', async () => {
     h.customers.add({ login: 'bob', password: 'bob-password', cust_id: 'ACME' });
     const { config } = await firstPartyWebClient();
     for (let i = 0; i < 3; i++) {

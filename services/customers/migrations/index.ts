@@ -4,6 +4,7 @@ import { inboxMigration, outboxMigration } from '@ordering/messaging';
 import { idempotencyMigration, idempotencyVerbatimResponseMigration } from '@ordering/idempotency';
 import { accountsMigration } from './accounts-migration';
 import { usersMigration } from './users-migration';
+import { signInAttemptsMigration } from './sign-in-attempts-migration';
 
 export const migrations: Migration[] = [
   outboxMigration,
@@ -12,4 +13,5 @@ export const migrations: Migration[] = [
   usersMigration,
   idempotencyMigration,
   idempotencyVerbatimResponseMigration,
+  signInAttemptsMigration,
 ];

@@ -34,7 +34,12 @@ export function buildCustomersService(
     const useCases = createUseCases(new CustomersDatabase(knex), {
       clock,
       passwordHashCost: config.PASSWORD_HASH_COST,
-      credentialPolicy: { baseDelayMs: config.SIGN_IN_FAILURE_DELAY_MS, ...options.credentialPolicy },
+      credentialPolicy: {
+        baseDelayMs: config.SIGN_IN_FAILURE_DELAY_MS,
+        loginMaxAttempts: config.SIGN_IN_LOGIN_MAX_ATTEMPTS,
+        loginWindowMs: config.SIGN_IN_LOGIN_WINDOW_SECONDS * 1000,
+        ...options.credentialPolicy,
+      },
     });
     const idempotency = new IdempotencyStore(knex, { now: () => clock.now() });
     return {

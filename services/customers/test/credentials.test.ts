@@ -19,7 +19,7 @@ beforeAll(async () => {
         sleeps.push(ms);
       },
     },
-    credentialPolicy: { freeFailures: 3, baseDelayMs: 1000, maxDelayMs: 8000 },
+    credentialPolicy: { freeFailures: 3, baseDelayMs: 1000, maxDelayMs: 8000, loginMaxAttempts: 15 },
   });
   custId = `CRED-${h.suffix}`;
   await h.admin.createCustomer({
@@ -31,12 +31,13 @@ beforeAll(async () => {
 });
 afterAll(() => h?.stop());
 
-const verify = (login: string, password: string) =>
+/** A credential check as the auth service sends it, for a person at `clientAddress` (if given). */
+const verify = (login: string, password: string, clientAddress?: string) =>
   h
     .http()
     .post('/internal/v1/credentials/verify')
     .set('X-Ordering-Identity', h.internalIdentity())
-    .send({ login, password });
+    .send({ login, password, ...(clientAddress ? { client_address: clientAddress } : {}) });
 
 async function userWithPassword(password = 'correct horse battery') {
   const login = `u.${randomUUID().slice(0, 8)}`;
@@ -118,7 +119,7 @@ describe('POST /internal/v1/credentials/verify', () => {
     expect([...sleeps].sort((a, b) => a - b)).toEqual([1000, 2000, 4000]);
   });
 
-  it('past 10 attempts the password is not checked: 429 too_many_attempts with Retry-After, even when right', async () => {
+  it('past 10 attempts (from one address, here a caller that sends none) the password is not checked: 429 too_many_attempts with Retry-After, even when right', async () => {
     const login = await userWithPassword();
     for (let i = 0; i < 10; i++) expect((await verify(login, 'wrong password!!')).status).toBe(401);
     sleeps.length = 0;
@@ -135,6 +136,59 @@ describe('POST /internal/v1/credentials/verify', () => {
     });
     // Answered at once: a deliberate slow-down is never long enough to look like an outage.
     expect(sleeps).toEqual([]);
+  });
+
+  it('counts per login and client address: failures from one address neither slow down nor refuse another', async () => {
+    const login = await userWithPassword();
+    sleeps.length = 0;
+    for (let i = 0; i < 10; i++)
+      expect((await verify(login, 'wrong password!!', '198.51.100.7')).status).toBe(401);
+    expect(sleeps).toEqual([1000, 2000, 4000, 8000, 8000, 8000, 8000]);
+    expect((await verify(login, 'correct horse battery', '198.51.100.7')).status).toBe(429);
+    // The user at their own address: answered at once, and signed in.
+    sleeps.length = 0;
+    expect((await verify(login, 'correct horse battery', '203.0.113.5')).status).toBe(200);
+    expect(sleeps).toEqual([]);
+    // The stranger's address stays refused for that login.
+    expect((await verify(login, 'correct horse battery', '198.51.100.7')).status).toBe(429);
+  });
+
+  it('a login tried from many addresses meets its ceiling across addresses, with the ceiling window to wait', async () => {
+    const login = await userWithPassword();
+    for (let i = 1; i <= 15; i++)
+      expect((await verify(login, 'wrong password!!', `192.0.2.${i}`)).status).toBe(401);
+    const refused = await verify(login, 'correct horse battery', '192.0.2.200');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('too_many_attempts');
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(900);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+  });
+
+  it('a success forgets its address count and takes only that address share off the login ceiling', async () => {
+    const login = await userWithPassword();
+    // A guesser: 10 of the ceiling's 15, one per address.
+    for (let i = 1; i <= 10; i++)
+      expect((await verify(login, 'wrong password!!', `192.0.2.${i}`)).status).toBe(401);
+    // The user: two typos and a success from their own address (13), which takes its 3 back (10).
+    for (let i = 0; i < 2; i++)
+      expect((await verify(login, 'typo password', '203.0.113.9')).status).toBe(401);
+    expect((await verify(login, 'correct horse battery', '203.0.113.9')).status).toBe(200);
+    // The typos were forgotten: the next failures there are free again.
+    sleeps.length = 0;
+    for (let i = 0; i < 3; i++)
+      expect((await verify(login, 'typo password', '203.0.113.9')).status).toBe(401);
+    expect(sleeps).toEqual([]);
+    // 13 now; the guesser's 10 were kept: two more failures elsewhere reach the ceiling.
+    for (let i = 11; i <= 12; i++)
+      expect((await verify(login, 'wrong password!!', `192.0.2.${i}`)).status).toBe(401);
+    expect((await verify(login, 'correct horse battery', '192.0.2.99')).status).toBe(429);
+  });
+
+  it('refuses a client address that is no counting address (too long)', async () => {
+    const res = await verify('someone', 'some password', 'x'.repeat(65));
+    expect(res.status).toBe(422);
+    expect(res.body.error.param).toBe('client_address');
   });
 
   it('by default the slow-down never exceeds 2 s, well under the auth service 5 s timeout', () => {

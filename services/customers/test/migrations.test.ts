@@ -55,8 +55,20 @@ it('applies every migration, enforces one default address per type and unique lo
   await knex('users').insert({ ...user, login: 'Ann' });
   await expect(knex('users').insert({ ...user, login: 'ann' })).rejects.toMatchObject({ code: '23505' });
 
+  // The previous version's pods keep counting sign-in failures during a rolling upgrade.
+  await knex('login_failures').insert({ login_key: 'ann', failures: 1, last_failure_at: now });
+  expect(await knex('login_failures').first()).toMatchObject({ window_started_at: expect.any(Date) });
+
   expect(await migrateRollbackAll(knex, migrations)).toHaveLength(migrations.length);
-  for (const table of ['customers', 'addresses', 'users', 'idempotency_keys', 'outbox', 'login_failures']) {
+  for (const table of [
+    'customers',
+    'addresses',
+    'users',
+    'idempotency_keys',
+    'outbox',
+    'login_failures',
+    'login_address_failures',
+  ]) {
     expect(await knex.schema.hasTable(table)).toBe(false);
   }
 });

@@ -31,9 +31,15 @@ export class CredentialsThrottledError extends Error {
 export interface CustomersClient {
   /**
    * The shopper when login and password match an active shopper; undefined otherwise;
-   * CredentialsThrottledError while the customers service throttles the login.
+   * CredentialsThrottledError while the customers service throttles the login. `clientAddress`
+   * is the counting address of the person signing in (domain/client-address.ts): the customers
+   * service keys its own slow-down by login and address, as this service's tight limit.
    */
-  verifyCredentials(login: string, password: string): Promise<ShopperRecord | undefined>;
+  verifyCredentials(
+    login: string,
+    password: string,
+    clientAddress: string,
+  ): Promise<ShopperRecord | undefined>;
   findUser(login: string): Promise<ShopperRecord | undefined>;
   /** The account and every descendant (its tree), upper case as stored; empty for an unknown one. */
   reachOf(custId: string): Promise<string[]>;
@@ -57,8 +63,16 @@ export class HttpCustomersClient implements CustomersClient {
     private readonly timeoutMs = 5000,
   ) {}
 
-  async verifyCredentials(login: string, password: string): Promise<ShopperRecord | undefined> {
-    const res = await this.call('POST', '/internal/v1/credentials/verify', { login, password });
+  async verifyCredentials(
+    login: string,
+    password: string,
+    clientAddress: string,
+  ): Promise<ShopperRecord | undefined> {
+    const res = await this.call('POST', '/internal/v1/credentials/verify', {
+      login,
+      password,
+      client_address: clientAddress,
+    });
     if (res.status === 401) return undefined;
     if (res.status === 429) {
       const retryAfter = Number(res.headers.get('retry-after'));

@@ -1,40 +1,50 @@
 // A shopper signs in: credentials checked by the customers service (unknown login, wrong password
-// and deactivated shopper alike fail). Each attempt is counted before its password is checked, so
-// that at most `maxFailures` passwords are tried per login and window however many arrive at once;
-// past that, and whenever the customers service itself throttles the login, the answer is
-// "throttled" with when to retry (the sign-in page's 429), never an outage.
+// and deactivated shopper alike fail). Each attempt is counted before its password is checked, per
+// login and client address (the tight limit), per login across addresses and per address across
+// logins (looser ceilings; see data-access/sign-in-throttle.ts), so that at most so many passwords
+// are tried however many arrive at once, and a stranger elsewhere cannot lock a user out of their
+// own address. Past a limit, and whenever the customers service itself throttles the attempt, the
+// answer is "throttled" with when to retry (the sign-in page's 429), never an outage.
 import { CredentialsThrottledError, type CustomersClient } from '../data-access/customers-client';
-import type { SignInThrottle } from '../data-access/sign-in-throttle';
+import type { SignInThrottle, ThrottleLimit } from '../data-access/sign-in-throttle';
+import { throttleAddressOf } from './client-address';
 import { shopperSubject } from './subject';
 
 export type SignInResult =
   | { outcome: 'signed_in'; sub: string }
   | { outcome: 'invalid_credentials' }
-  | { outcome: 'throttled'; retryAfterSeconds: number };
+  | { outcome: 'throttled'; retryAfterSeconds: number; limit: ThrottleLimit | 'customers' };
 
 export interface SignInDeps {
   customers: CustomersClient;
   throttle: SignInThrottle;
-  maxFailures: number;
 }
 
 export async function signIn(
   deps: SignInDeps,
-  input: { login: string; password: string },
+  input: { login: string; password: string; clientAddress: string | undefined },
 ): Promise<SignInResult> {
   const login = input.login.trim();
-  const reservation = await deps.throttle.reserveAttempt(login, deps.maxFailures);
-  if (!reservation.allowed) return { outcome: 'throttled', retryAfterSeconds: reservation.retryAfterSeconds };
+  const attempt = { login, address: throttleAddressOf(input.clientAddress) };
+  const reservation = await deps.throttle.reserveAttempt(attempt);
+  if (!reservation.allowed)
+    return {
+      outcome: 'throttled',
+      retryAfterSeconds: reservation.retryAfterSeconds,
+      limit: reservation.limit,
+    };
   let user;
   try {
     user =
-      login && input.password ? await deps.customers.verifyCredentials(login, input.password) : undefined;
+      login && input.password
+        ? await deps.customers.verifyCredentials(login, input.password, attempt.address)
+        : undefined;
   } catch (err) {
     if (err instanceof CredentialsThrottledError)
-      return { outcome: 'throttled', retryAfterSeconds: err.retryAfterSeconds };
+      return { outcome: 'throttled', retryAfterSeconds: err.retryAfterSeconds, limit: 'customers' };
     throw err;
   }
   if (!user) return { outcome: 'invalid_credentials' };
-  await deps.throttle.reset(login);
+  await deps.throttle.reset(attempt);
   return { outcome: 'signed_in', sub: shopperSubject(user.cust_id, user.login) };
 }

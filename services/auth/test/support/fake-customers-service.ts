@@ -34,6 +34,8 @@ export interface FakeCustomersService {
   setDown(down: boolean): void;
   /** Requests seen, e.g. to assert that the identity header was checked. */
   calls: { method: string; path: string; authorized: boolean }[];
+  /** The `client_address` of each credential check, in order. */
+  verifiedAddresses: (string | undefined)[];
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
     ...(childrenOf.get(custId.toUpperCase()) ?? []).flatMap((c) => reachOf(c)),
   ];
   const calls: FakeCustomersService['calls'] = [];
+  const verifiedAddresses: (string | undefined)[] = [];
   let down = false;
 
   const server = http.createServer((req, res) => {
@@ -78,7 +81,9 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as {
           login?: string;
           password?: string;
+          client_address?: string;
         };
+        verifiedAddresses.push(body.client_address);
         const user = users.get(String(body.login));
         if (!user || !user.password || user.password !== body.password || user.record.status !== 'active') {
           send(401, {
@@ -184,6 +189,7 @@ export async function startFakeCustomersService(secret: string): Promise<FakeCus
   return {
     url: `http://127.0.0.1:${port}`,
     calls,
+    verifiedAddresses,
     add,
     addChildren(parent, children) {
       const key = parent.toUpperCase();

@@ -13,6 +13,8 @@ interface StoredCookie {
 
 export class ScopedBrowser {
   private cookies: StoredCookie[] = [];
+  /** Sent with every request, e.g. the `X-Forwarded-For` a proxy in front would add. */
+  headers: Record<string, string> = {};
 
   constructor(private readonly stopAt: string[]) {}
 
@@ -61,6 +63,7 @@ export class ScopedBrowser {
         method,
         redirect: 'manual',
         headers: {
+          ...this.headers,
           cookie: this.cookieHeader(target),
           ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
         },

@@ -194,17 +194,23 @@ export class UserRepository {
   // Failed sign-ins ---------------------------------------------------------------------------
 
   /**
-   * Counts an attempt as a failure until it succeeds (atomically, so parallel guesses each see a
-   * higher count); a count older than `windowMs` starts again at 1. Answers the new count.
+   * Counts an attempt of a login from a client address as a failure until it succeeds
+   * (atomically, so parallel guesses each see a higher count); a count whose last failure is older
+   * than `windowMs` starts again at 1. Answers the new count.
    */
-  async recordAttempt(loginKey: string, now: Date, windowMs: number): Promise<number> {
+  async recordAddressAttempt(
+    loginKey: string,
+    clientAddress: string,
+    now: Date,
+    windowMs: number,
+  ): Promise<number> {
     const windowStart = new Date(now.getTime() - windowMs);
-    const [row] = (await this.db('login_failures')
-      .insert({ login_key: loginKey, failures: 1, last_failure_at: now })
-      .onConflict('login_key')
+    const [row] = (await this.db('login_address_failures')
+      .insert({ login_key: loginKey, client_address: clientAddress, failures: 1, last_failure_at: now })
+      .onConflict(['login_key', 'client_address'])
       .merge({
         failures: this.db.raw(
-          'case when login_failures.last_failure_at < ? then 1 else login_failures.failures + 1 end',
+          'case when login_address_failures.last_failure_at < ? then 1 else login_address_failures.failures + 1 end',
           [windowStart],
         ),
         last_failure_at: now,
@@ -213,13 +219,56 @@ export class UserRepository {
     return row?.failures ?? 1;
   }
 
-  /** Forgets failure counts older than the window; answers how many. */
-  async purgeFailuresBefore(before: Date): Promise<number> {
-    return this.db('login_failures').where('last_failure_at', '<', before).delete();
+  /**
+   * Counts an attempt of a login from any address (the ceiling) in a fixed window: the count
+   * restarts at 1 once `windowMs` have passed since its window started. Answers the new count and
+   * when its window started.
+   */
+  async recordLoginAttempt(
+    loginKey: string,
+    now: Date,
+    windowMs: number,
+  ): Promise<{ attempts: number; windowStartedAt: Date }> {
+    const expired = new Date(now.getTime() - windowMs);
+    const [row] = (await this.db('login_failures')
+      .insert({ login_key: loginKey, failures: 1, last_failure_at: now, window_started_at: now })
+      .onConflict('login_key')
+      .merge({
+        failures: this.db.raw(
+          'case when login_failures.window_started_at <= ? then 1 else login_failures.failures + 1 end',
+          [expired],
+        ),
+        window_started_at: this.db.raw(
+          'case when login_failures.window_started_at <= ? then ?::timestamptz else login_failures.window_started_at end',
+          [expired, now],
+        ),
+        last_failure_at: now,
+      })
+      .returning(['failures', 'window_started_at'])) as { failures: number; window_started_at: Date }[];
+    return { attempts: row?.failures ?? 1, windowStartedAt: row?.window_started_at ?? now };
   }
 
-  async resetFailures(loginKey: string): Promise<void> {
-    await this.db('login_failures').where({ login_key: loginKey }).delete();
+  /** Forgets per-address counts whose last failure is before `addressBefore`, and per-login ceilings
+   * whose window started before `loginBefore`; answers how many. */
+  async purgeFailuresBefore(addressBefore: Date, loginBefore: Date): Promise<number> {
+    const addresses = await this.db('login_address_failures')
+      .where('last_failure_at', '<', addressBefore)
+      .delete();
+    const logins = await this.db('login_failures').where('window_started_at', '<', loginBefore).delete();
+    return addresses + logins;
+  }
+
+  /**
+   * After a success: forgets the login's count from this address and takes `ownAttempts` (that
+   * address's, the success included) off the login's ceiling; other addresses' attempts stay.
+   */
+  async resetFailures(loginKey: string, clientAddress: string, ownAttempts: number): Promise<void> {
+    await this.db('login_address_failures')
+      .where({ login_key: loginKey, client_address: clientAddress })
+      .delete();
+    await this.db('login_failures')
+      .where({ login_key: loginKey })
+      .update({ failures: this.db.raw('greatest(failures - ?, 0)', [ownAttempts]) });
   }
 
   // One-time password links -------------------------------------------------------------------

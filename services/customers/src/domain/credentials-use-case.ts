@@ -1,10 +1,14 @@
 // Sign-in credentials for the auth service's sign-in page. Verification answers the same for an
 // unknown login, a wrong password and a deactivated user, after the same work (a hash is always
-// computed). Repeated failures for one login slow its answers down: after `freeFailures` failures
-// each answer waits a delay that doubles per further failure, up to `maxDelayMs` (2 s, well under
-// the auth service's 5 s timeout: a deliberate slow-down must never look like an outage). Past
+// computed). Attempts are counted per login and client address (the address the auth service
+// trusts, sent as `client_address`), so that failures sent from one address never slow down or
+// refuse the user at another: after `freeFailures` failures from an address each answer there
+// waits a delay that doubles per further failure, up to `maxDelayMs` (2 s, well under the auth
+// service's 5 s timeout: a deliberate slow-down must never look like an outage), and past
 // `maxAttempts` attempts in the window the password is not checked at all: 429 too_many_attempts
-// with Retry-After, which the sign-in page shows as its own 429.
+// with Retry-After, which the sign-in page shows as its own 429. A looser ceiling counts the login's
+// attempts from every address (`loginMaxAttempts` per fixed `loginWindowMs`), above the auth
+// service's own, so that it refuses only when that one was bypassed or lost (Redis flushed).
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError, InputError, NotFoundError } from '@ordering/errors';
 import type { CustomersDatabase } from '../data-access/customers-database';
@@ -18,7 +22,8 @@ export class InvalidCredentialsError extends AppError {
   }
 }
 
-/** 429: too many sign-in attempts for one login in the window; the password was not checked. */
+/** 429: too many sign-in attempts for one login (from one address, or in all) in the window; the
+ * password was not checked. */
 export class TooManyAttemptsError extends AppError {
   constructor(retryAfterSeconds: number) {
     super(
@@ -34,15 +39,19 @@ export class TooManyAttemptsError extends AppError {
 }
 
 export interface CredentialPolicy {
-  /** Failures answered without delay; default 3. */
+  /** Failures of a login from one address answered without delay; default 3. */
   freeFailures: number;
   /** Delay after the first slowed failure; doubles per failure; default 500 ms. */
   baseDelayMs: number;
   maxDelayMs: number;
-  /** Attempts in the window past which the password is not checked (429); default 10. */
+  /** Attempts of a login from one address past which its password is not checked (429); default 10. */
   maxAttempts: number;
-  /** Failures older than this are forgotten; default 15 min. */
+  /** A login's count from one address is forgotten this long after its last failure; default 15 min. */
   failureWindowMs: number;
+  /** Attempts of a login from every address in a window past which it is refused (429); default 300. */
+  loginMaxAttempts: number;
+  /** The fixed window of `loginMaxAttempts`; default 1 h. */
+  loginWindowMs: number;
   /** Lifetime of a one-time password link; default 72 h. */
   passwordLinkTtlMs: number;
   minPasswordLength: number;
@@ -54,6 +63,8 @@ export const DEFAULT_CREDENTIAL_POLICY: CredentialPolicy = {
   maxDelayMs: 2_000,
   maxAttempts: 10,
   failureWindowMs: 15 * 60_000,
+  loginMaxAttempts: 300,
+  loginWindowMs: 3600_000,
   passwordLinkTtlMs: 72 * 3600_000,
   minPasswordLength: 10,
 };
@@ -75,20 +86,35 @@ export class Credentials {
     return Math.min(this.policy.baseDelayMs * 2 ** exponent, this.policy.maxDelayMs);
   }
 
-  /** The user when login and password match an active user; InvalidCredentialsError otherwise. */
-  async verify(login: string, password: string): Promise<Shopper> {
+  /**
+   * The user when login and password match an active user; InvalidCredentialsError otherwise.
+   * `clientAddress`: the auth service's counting address of the person signing in; a caller that
+   * sends none is counted under '' (all such callers together, per login).
+   */
+  async verify(login: string, password: string, clientAddress = ''): Promise<Shopper> {
     const key = login.trim().toLowerCase();
+    const now = this.clock.now();
     // The attempt counts as a failure until it succeeds: parallel guesses cannot share one count.
-    const attempts = await this.db.users.recordAttempt(key, this.clock.now(), this.policy.failureWindowMs);
+    const attempts = await this.db.users.recordAddressAttempt(
+      key,
+      clientAddress,
+      now,
+      this.policy.failureWindowMs,
+    );
     if (attempts > this.policy.maxAttempts)
       throw new TooManyAttemptsError(this.policy.failureWindowMs / 1000);
+    const ceiling = await this.db.users.recordLoginAttempt(key, now, this.policy.loginWindowMs);
+    if (ceiling.attempts > this.policy.loginMaxAttempts)
+      throw new TooManyAttemptsError(
+        (ceiling.windowStartedAt.getTime() + this.policy.loginWindowMs - now.getTime()) / 1000,
+      );
     const delay = this.delayFor(attempts - 1);
 
     const stored = await this.db.users.passwordHashOf(key);
     const ok = await this.hasher.verify(password, stored?.hash ?? null);
     if (delay > 0) await this.clock.sleep(delay);
     if (!ok || !stored || stored.status !== 'active') throw new InvalidCredentialsError();
-    await this.db.users.resetFailures(key);
+    await this.db.users.resetFailures(key, clientAddress, attempts);
     return (await this.db.users.find(stored.login))!;
   }
 
@@ -98,10 +124,12 @@ export class Credentials {
     return this.hasher.hash(password);
   }
 
-  /** Forgets failure counts past the window (maintenance). */
+  /** Forgets failure counts past their windows (maintenance). */
   purgeStaleFailures(): Promise<number> {
+    const now = this.clock.now().getTime();
     return this.db.users.purgeFailuresBefore(
-      new Date(this.clock.now().getTime() - this.policy.failureWindowMs),
+      new Date(now - this.policy.failureWindowMs),
+      new Date(now - this.policy.loginWindowMs),
     );
   }
 

@@ -104,8 +104,16 @@ export function mountInteractionRoutes(app: Express, deps: InteractionRoutesDeps
       page(401, 'The login or password is not correct.');
       return;
     }
-    const result = await signIn(deps.signIn, { login, password });
+    // The client's address as the app trusts it (service.ts: the peer, or the last X-Forwarded-For
+    // entry behind the one trusted proxy), never a header the client wrote itself.
+    const result = await signIn(deps.signIn, { login, password, clientAddress: req.ip });
     if (result.outcome === 'throttled') {
+      // The ceilings are what operators look at: an account guessed at from many addresses, or one
+      // address trying many accounts. The tight limit is everyday typing and stays unlogged.
+      if (result.limit === 'login')
+        deps.logger.warn({ login: login.trim(), limit: result.limit }, 'sign-in ceiling of a login reached');
+      else if (result.limit === 'address')
+        deps.logger.warn({ address: req.ip, limit: result.limit }, 'sign-in ceiling of an address reached');
       res.set('Retry-After', String(result.retryAfterSeconds));
       page(429, `Too many failed attempts. Try again in ${result.retryAfterSeconds} seconds.`, login);
       return;

@@ -10,6 +10,8 @@ import type { UseCases } from '../../domain/use-cases';
 const VerifyRequest = requestObject({
   login: z.string().min(1).max(320),
   password: z.string().min(1).max(1024),
+  /** The auth service's counting address of the person signing in (an IPv4 address, an IPv6 /64). */
+  client_address: z.string().min(1).max(64).optional(),
 });
 const JitRequest = requestObject({ email: z.email(), name: z.string().max(200).optional() });
 const PasswordWithTokenRequest = requestObject({
@@ -21,8 +23,8 @@ export function internalRoutes(uc: UseCases): Router {
   const router = Router();
 
   router.post('/internal/v1/credentials/verify', async (req, res) => {
-    const { login, password } = parseBody(VerifyRequest, req.body);
-    res.json({ user: userResource(await uc.credentials.verify(login, password)) });
+    const { login, password, client_address } = parseBody(VerifyRequest, req.body);
+    res.json({ user: userResource(await uc.credentials.verify(login, password, client_address)) });
   });
 
   /** The set-password page of a one-time link posts here. */
