@@ -157,6 +157,25 @@ describe('requests without a valid token: the bucket of their client address', (
   });
 });
 
+describe('behind a trusted proxy (TRUST_PROXY=true): the address the proxy wrote', () => {
+  it('counts an IPv6 client by its /64: fresh addresses of one /64 share a bucket, another /64 has its own', async () => {
+    const behind = await startHarness({ env: { TRUST_PROXY: 'true' } });
+    try {
+      const from = (address: string) =>
+        request(behind.url).get('/v1/orders').set('X-Forwarded-For', `198.51.100.1, ${address}`);
+      const startedAt = Date.now();
+      const flood = await Promise.all(Array.from({ length: 40 }, (_, i) => from(`2001:db8:7:7::${i + 1}`)));
+      expect(flood.every((r) => r.status === 401)).toBe(true);
+      const sibling = await from('2001:db8:7:7:ffff:ffff:ffff:ffff');
+      const remaining = Number(sibling.headers['x-ratelimit-remaining']);
+      expect(remaining).toBeLessThanOrEqual(CAPACITY - 41 + Math.ceil(refill(Date.now() - startedAt)));
+      expect(Number((await from('2001:db8:7:8::1')).headers['x-ratelimit-remaining'])).toBe(CAPACITY - 1);
+    } finally {
+      await behind.stop();
+    }
+  });
+});
+
 const unavailableWarnings = (h: Harness) =>
   h.logs.lines().filter((l) => l.level === 'warn' && String(l.msg).startsWith('Redis is unavailable'));
 

@@ -3,6 +3,7 @@
 // unusable, revocations cannot be checked (the gateway fails open, logged and shown by /readyz)
 // and the in-process bucket limits the rate. Requests without a verified token are limited by
 // their client address.
+import { addressKeyOf } from '@ordering/http';
 import type { TakeResult } from '../rate-limit/token-bucket';
 import type { RateLimiter } from '../rate-limit/rate-limiter';
 import type { AccessTokenClaims } from './access-token-claims';
@@ -31,9 +32,10 @@ export class TokenAdmission {
    * A request without a verified token (a 401, or an unknown path asked without one) takes from
    * the bucket of its client address instead, the same size as a token's: its answer carries the
    * rate-limit headers like every other, and a flood of bad tokens from one address is refused with
-   * 429. There is nothing to revoke.
+   * 429. There is nothing to revoke. An IPv6 client counts by its /64 (`addressKeyOf`), so that
+   * one holder of a /64 cannot spread a flood over fresh buckets.
    */
   async admitAddress(address: string): Promise<TakeResult> {
-    return (await this.rateLimiter.takeAndRead(`addr:${address}`, [])).bucket;
+    return (await this.rateLimiter.takeAndRead(`addr:${addressKeyOf(address)}`, [])).bucket;
   }
 }

@@ -19,3 +19,4 @@ export * from './entry-point';
 export * from './service-main';
 export * from './internal-client';
 export * from './periodic-job';
+export * from './address-key';

@@ -32,7 +32,7 @@ export interface CustomersClient {
   /**
    * The shopper when login and password match an active shopper; undefined otherwise;
    * CredentialsThrottledError while the customers service throttles the login. `clientAddress`
-   * is the counting address of the person signing in (domain/client-address.ts): the customers
+   * is the counting address of the person signing in (`addressKeyOf` of @ordering/http): the customers
    * service keys its own slow-down by login and address, as this service's tight limit.
    */
   verifyCredentials(

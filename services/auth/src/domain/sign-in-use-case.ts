@@ -5,9 +5,9 @@
 // are tried however many arrive at once, and a stranger elsewhere cannot lock a user out of their
 // own address. Past a limit, and whenever the customers service itself throttles the attempt, the
 // answer is "throttled" with when to retry (the sign-in page's 429), never an outage.
+import { addressKeyOf } from '@ordering/http';
 import { CredentialsThrottledError, type CustomersClient } from '../data-access/customers-client';
 import type { SignInThrottle, ThrottleLimit } from '../data-access/sign-in-throttle';
-import { throttleAddressOf } from './client-address';
 import { shopperSubject } from './subject';
 
 export type SignInResult =
@@ -25,7 +25,7 @@ export async function signIn(
   input: { login: string; password: string; clientAddress: string | undefined },
 ): Promise<SignInResult> {
   const login = input.login.trim();
-  const attempt = { login, address: throttleAddressOf(input.clientAddress) };
+  const attempt = { login, address: addressKeyOf(input.clientAddress) };
   const reservation = await deps.throttle.reserveAttempt(attempt);
   if (!reservation.allowed)
     return {
