@@ -44,7 +44,7 @@ export interface TokenRequestLimitDeps {
 
 export type TokenRequestAdmission =
   | { allowed: true; bucket: TokenBucketKind | undefined }
-  | { allowed: false; bucket: TokenBucketKind; retryAfterSeconds: number };
+  | { allowed: false; bucket: TokenBucketKind; clientId: string; retryAfterSeconds: number };
 
 /** A key part: readable, without the separator, bounded in length (an unknown client id is anyone's text). */
 function part(value: string): string {
@@ -55,7 +55,7 @@ function part(value: string): string {
 async function bucketOf(
   deps: TokenRequestLimitDeps,
   request: TokenRequest,
-): Promise<{ kind: TokenBucketKind; key: string } | undefined> {
+): Promise<{ kind: TokenBucketKind; key: string; clientId: string } | undefined> {
   let clientId: string;
   try {
     ({ clientId } = await authenticateClient(
@@ -68,9 +68,10 @@ async function bucketOf(
     const named = presentedClientId(request);
     return named === undefined
       ? undefined
-      : { kind: 'failed_authentication', key: `failed-authentication:${part(named)}` };
+      : { kind: 'failed_authentication', key: `failed-authentication:${part(named)}`, clientId: named };
   }
-  if (request.grantType === 'client_credentials') return { kind: 'client', key: `client:${part(clientId)}` };
+  if (request.grantType === 'client_credentials')
+    return { kind: 'client', key: `client:${part(clientId)}`, clientId };
   const grantType = request.grantType;
   const value =
     grantType === 'authorization_code'
@@ -83,7 +84,7 @@ async function bucketOf(
   // read, signing and writing nothing; a used one is still found (its replay revokes the grant).
   const account = await deps.accountOf(grantType as UserGrantType, value);
   if (account === undefined) return undefined;
-  return { kind: 'user', key: `user:${part(clientId)}:${part(account)}` };
+  return { kind: 'user', key: `user:${part(clientId)}:${part(account)}`, clientId };
 }
 
 /** Takes from the request's bucket; a refusal says which bucket and when to retry. */
@@ -96,5 +97,10 @@ export async function admitTokenRequest(
   const taken = await deps.throttle.take(bucket.key, deps.limits[bucket.kind]);
   return taken.allowed
     ? { allowed: true, bucket: bucket.kind }
-    : { allowed: false, bucket: bucket.kind, retryAfterSeconds: taken.retryAfterSeconds };
+    : {
+        allowed: false,
+        bucket: bucket.kind,
+        clientId: bucket.clientId,
+        retryAfterSeconds: taken.retryAfterSeconds,
+      };
 }

@@ -48,6 +48,11 @@ export function mountTokenEndpointLimit(
         }
         const retryAfter = Math.max(1, Math.ceil(admission.retryAfterSeconds));
         platformMetrics().tokenRateLimitRefusals.add(1, { bucket: admission.bucket });
+        // On the request's logger (its request id), for the operator looking for the client.
+        ((req as { log?: Logger }).log ?? deps.logger).info(
+          { client_id: admission.clientId.slice(0, 200), bucket: admission.bucket, retry_after: retryAfter },
+          'token request refused by the token endpoint limit',
+        );
         platformMetrics().tokenErrors.add(1, { error: TOKEN_RATE_LIMIT_ERROR, endpoint: 'token' });
         res
           .status(429)
