@@ -62,6 +62,7 @@ return {allowed, retry_after}`;
 interface LocalBucket {
   tokens: number;
   atMs: number;
+  params: TokenBucketParams;
 }
 
 /** The same bucket held by this process only: the fallback while Redis is unreachable. */
@@ -84,18 +85,18 @@ export class InProcessTokenBuckets {
     const allowed = tokens >= 1;
     if (allowed) tokens -= 1;
     this.buckets.delete(key);
-    this.buckets.set(key, { tokens, atMs: nowMs });
-    if (this.buckets.size > this.maxEntries) this.evict(nowMs, params);
+    this.buckets.set(key, { tokens, atMs: nowMs, params });
+    if (this.buckets.size > this.maxEntries) this.evict(nowMs);
     return {
       allowed,
       retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(((1 - tokens) * refillMs) / 1000)),
     };
   }
 
-  private evict(nowMs: number, params: TokenBucketParams): void {
-    const refillMs = params.refillSeconds * 1000;
+  private evict(nowMs: number): void {
     for (const [key, b] of this.buckets) {
-      if (b.tokens + (nowMs - b.atMs) / refillMs >= params.burst) this.buckets.delete(key);
+      if (b.tokens + (nowMs - b.atMs) / (b.params.refillSeconds * 1000) >= b.params.burst)
+        this.buckets.delete(key);
     }
     // Still too many busy buckets: forget the least recently used (they start full again).
     for (const key of this.buckets.keys()) {
