@@ -77,6 +77,8 @@ async function main(): Promise<void> {
       // The bench measures what one client can be issued at full speed (signing, storage): its
       // token endpoint limit (10 tokens, then one every 6 minutes) would refuse all but the first.
       TOKEN_LIMIT_CLIENT_BURST: String(1_000_000_000),
+      // Refilled fast, so that its bucket's key (kept until the bucket would be full) is gone soon.
+      TOKEN_LIMIT_CLIENT_REFILL_SECONDS: '1',
     },
   });
   const knex = createKnex({ url: dbUrl, service: 'auth-bench', pool: { max: 1 } });
