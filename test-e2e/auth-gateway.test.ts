@@ -394,16 +394,50 @@ describe('a leaked signing key, rotated out with no overlap (the runbook)', () =
     expect(await refused.json()).toMatchObject({ error: { code: 'invalid_token' } });
 
     // Once auth has loaded the new key, its tokens open the API again (the gateway fetches the
-    // JWKS anew for a key id it does not know).
-    let fresh = '';
+    // JWKS anew for a key id it does not know). Auth publishes and signs with a reloaded key set
+    // at once: the JWKS is polled, not the token endpoint, whose limit refuses a client minting
+    // tokens every few milliseconds.
     await waitUntil(
       async () => {
-        fresh = await clientCredentialsToken('users:read');
-        return decodeProtectedHeader(fresh).kid === rotated.kid;
+        const jwks = (await (await fetch(`${auth.url}/oauth/jwks.json`)).json()) as {
+          keys: { kid: string }[];
+        };
+        return jwks.keys.some((key) => key.kid === rotated.kid);
       },
       20_000,
-      'the auth service to sign with the new key',
+      'the auth service to publish the new key',
     );
+    const fresh = await clientCredentialsToken('users:read');
+    expect(decodeProtectedHeader(fresh).kid).toBe(rotated.kid);
     expect((await listUsers(fresh)).status).toBe(200);
+  });
+});
+
+describe('the token endpoint limit (default limits)', () => {
+  it('refuses a client minting past its burst with 429, which openid-client surfaces with the status; another client is served', async () => {
+    const login = `limits-${suffix.toLowerCase()}`;
+    const minting = await registerClient('users:read', ['--type', 'service', '--login', login]);
+    const config = await oidc.discovery(
+      new URL(auth.url),
+      minting.client_id,
+      { client_secret: minting.client_secret },
+      oidc.ClientSecretBasic(minting.client_secret),
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    // Ten at once: a deployment of ten replicas starting together.
+    for (let i = 0; i < 10; i++) await oidc.clientCredentialsGrant(config, { scope: 'users:read' });
+    const refused = await oidc.clientCredentialsGrant(config, { scope: 'users:read' }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(oidc.ResponseBodyError);
+    expect(refused).toMatchObject({ status: 429, error: 'too_many_requests' });
+    const retryAfter = Number((refused as oidc.ResponseBodyError).response.headers.get('retry-after'));
+    // One more token every 6 minutes.
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(360);
+
+    client = await registerClient('users:read', ['--type', 'service', '--login', login]);
+    expect((await listUsers(await clientCredentialsToken('users:read'))).status).toBe(200);
   });
 });

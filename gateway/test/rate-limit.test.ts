@@ -7,7 +7,7 @@ import { expectApiError } from './support/api-assertions';
 import { type BurstResult, burst, gatewayClient } from './support/burst';
 import { type Harness, REDIS_URL, startHarness } from './support/gateway-harness';
 import { closedPort } from './support/recording-upstream';
-import { TcpProxy } from './support/tcp-proxy';
+import { TcpProxy } from '@ordering/testing';
 import { waitFor } from './support/wait-for';
 
 const CAPACITY = 240;

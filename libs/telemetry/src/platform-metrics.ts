@@ -27,6 +27,10 @@ const instruments = lazyInstruments((meter) => ({
   tokenErrors: meter.createCounter('ordering.auth.token.errors', {
     description: 'Token endpoint answers that are errors, by OAuth error code',
   }),
+  tokenRateLimitRefusals: meter.createCounter('ordering.auth.token.rate_limit.refusals', {
+    description:
+      'Token requests the auth service refused with 429 before any work, by bucket (client, user, failed_authentication)',
+  }),
   tokensIssued: meter.createCounter('ordering.auth.tokens.issued', {
     description: 'Access tokens issued by the token endpoint, by grant type',
   }),

@@ -7,3 +7,4 @@ export * from './open-loop-load';
 export * from './bench-figures';
 export * from './query-plans';
 export * from './bench-database';
+export * from './tcp-proxy';

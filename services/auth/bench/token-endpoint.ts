@@ -74,6 +74,11 @@ async function main(): Promise<void> {
       CLIENT_SECRET_KEY: secretKey,
       KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       COOKIE_KEYS: randomBytes(32).toString('hex'),
+      // The bench measures what one client can be issued at full speed (signing, storage): its
+      // token endpoint limit (10 tokens, then one every 6 minutes) would refuse all but the first.
+      TOKEN_LIMIT_CLIENT_BURST: String(1_000_000_000),
+      // Refilled fast, so that its bucket's key (kept until the bucket would be full) is gone soon.
+      TOKEN_LIMIT_CLIENT_REFILL_SECONDS: '1',
     },
   });
   const knex = createKnex({ url: dbUrl, service: 'auth-bench', pool: { max: 1 } });

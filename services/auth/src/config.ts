@@ -15,6 +15,9 @@ export const LOCAL_DEV_SECRETS = {
   COOKIE_KEYS: 'local-dev-cookie-signing-key-change-me',
 } as const;
 
+/** A whole number of at least 1. */
+const positiveInt = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
+
 export const authConfigSchema = z.object({
   ...commonEnv,
   SERVICE_NAME: env.string('auth'),
@@ -56,14 +59,27 @@ export const authConfigSchema = z.object({
    * Sign-in throttle (README "Throttling"). The tight limit: attempts of one login from one client
    * address within the window before further ones from that address are refused.
    */
-  SIGN_IN_MAX_FAILURES: env.int(5).pipe(z.number().int().min(1)),
-  SIGN_IN_FAILURE_WINDOW_SECONDS: env.int(900).pipe(z.number().int().min(1)),
+  SIGN_IN_MAX_FAILURES: positiveInt(5),
+  SIGN_IN_FAILURE_WINDOW_SECONDS: positiveInt(900),
   /** The ceiling of one login across all addresses (a guesser spread over many addresses). */
-  SIGN_IN_LOGIN_MAX_FAILURES: env.int(100).pipe(z.number().int().min(1)),
-  SIGN_IN_LOGIN_WINDOW_SECONDS: env.int(3600).pipe(z.number().int().min(1)),
+  SIGN_IN_LOGIN_MAX_FAILURES: positiveInt(100),
+  SIGN_IN_LOGIN_WINDOW_SECONDS: positiveInt(3600),
   /** The ceiling of one client address across all logins (credential stuffing from one address). */
-  SIGN_IN_ADDRESS_MAX_FAILURES: env.int(100).pipe(z.number().int().min(1)),
-  SIGN_IN_ADDRESS_WINDOW_SECONDS: env.int(900).pipe(z.number().int().min(1)),
+  SIGN_IN_ADDRESS_MAX_FAILURES: positiveInt(100),
+  SIGN_IN_ADDRESS_WINDOW_SECONDS: positiveInt(900),
+  /**
+   * Token endpoint limits (README, "Token endpoint limits"): a bucket holds BURST requests and gets
+   * one more every REFILL_SECONDS. Per client for client_credentials (an access token lives
+   * 3600 s: a client gets at most BURST + 3600 / REFILL_SECONDS tokens per token lifetime, 20 by
+   * default); per client and user for authorization_code and refresh_token; per client id for
+   * requests whose client authentication fails.
+   */
+  TOKEN_LIMIT_CLIENT_BURST: positiveInt(10),
+  TOKEN_LIMIT_CLIENT_REFILL_SECONDS: positiveInt(360),
+  TOKEN_LIMIT_USER_BURST: positiveInt(20),
+  TOKEN_LIMIT_USER_REFILL_SECONDS: positiveInt(180),
+  TOKEN_LIMIT_FAILED_AUTHENTICATION_BURST: positiveInt(10),
+  TOKEN_LIMIT_FAILED_AUTHENTICATION_REFILL_SECONDS: positiveInt(60),
   /**
    * Behind the ingress controller or a TLS-terminating proxy (exactly one hop): trust its
    * X-Forwarded-* for the issuer's scheme and, from the last X-Forwarded-For entry, the client's

@@ -23,11 +23,12 @@ import { HttpCustomersClient, type CustomersClient } from './data-access/custome
 import { IdentityProviderRepository } from './data-access/identity-provider-repository';
 import { KeyCheckRepository } from './data-access/key-check-repository';
 import { OpenIdRelyingParty } from './data-access/openid-relying-party';
-import { purgeExpired } from './data-access/oidc-payload-repository';
+import { accountOfGrantValue, purgeExpired } from './data-access/oidc-payload-repository';
 import { RedisRevocationDenylist } from './data-access/revocation-denylist';
 import { OutboxRevocationPublisher } from './data-access/revocation-outbox';
 import { RedisSignInThrottle } from './data-access/sign-in-throttle';
 import { SigningKeyRepository } from './data-access/signing-key-repository';
+import { RedisTokenRequestThrottle } from './data-access/token-request-throttle';
 import { recordClientSecretKey } from './domain/client-secret';
 import type { RevocationDeps, RevocationPublisher } from './domain/revocation-use-case';
 import { ensureSigningKey, loadSigningKeySet, type SigningKeyDeps } from './domain/signing-key-use-case';
@@ -37,6 +38,7 @@ import { createOidcProvider } from './entry-points/http/oidc-provider-factory';
 import { mountOidcProvider } from './entry-points/http/oidc-provider-routes';
 import { mountOAuthInputGuard } from './entry-points/http/oauth-input-guard';
 import { mountTokenRoutes } from './entry-points/http/token-routes';
+import { mountTokenEndpointLimit } from './entry-points/http/token-endpoint-limit';
 import { oauthClientRoutes } from './entry-points/http/oauth-client-routes';
 import { userEventsConsumer } from './entry-points/messaging/user-events-consumer';
 import { migrations } from '../migrations';
@@ -246,6 +248,33 @@ export async function buildAuthService(
             customers,
             onFailure: (reason, err) => logger.warn({ err }, reason),
           },
+        });
+        mountTokenEndpointLimit(a, {
+          clients,
+          secretKey: config.CLIENT_SECRET_KEY,
+          issuer: config.AUTH_ISSUER,
+          accountOf: (grantType, value) =>
+            accountOfGrantValue(
+              knex,
+              grantType === 'authorization_code' ? 'AuthorizationCode' : 'RefreshToken',
+              value,
+            ),
+          throttle: new RedisTokenRequestThrottle(redis, config.REDIS_KEY_PREFIX, logger),
+          limits: {
+            client: {
+              burst: config.TOKEN_LIMIT_CLIENT_BURST,
+              refillSeconds: config.TOKEN_LIMIT_CLIENT_REFILL_SECONDS,
+            },
+            user: {
+              burst: config.TOKEN_LIMIT_USER_BURST,
+              refillSeconds: config.TOKEN_LIMIT_USER_REFILL_SECONDS,
+            },
+            failed_authentication: {
+              burst: config.TOKEN_LIMIT_FAILED_AUTHENTICATION_BURST,
+              refillSeconds: config.TOKEN_LIMIT_FAILED_AUTHENTICATION_REFILL_SECONDS,
+            },
+          },
+          logger,
         });
         mountOidcProvider(a, { provider: () => provider, issuer: config.AUTH_ISSUER });
       },

@@ -117,6 +117,19 @@ export class OidcPayloadRepository implements Adapter {
   }
 }
 
+/**
+ * The account (`sub`) an authorization code or refresh token was issued for, used or not; undefined
+ * when there is no such live value. One indexed read.
+ */
+export async function accountOfGrantValue(
+  knex: Knex,
+  model: 'AuthorizationCode' | 'RefreshToken',
+  value: string,
+): Promise<string | undefined> {
+  const payload = await new OidcPayloadRepository(knex, model).find(value);
+  return typeof payload?.accountId === 'string' ? payload.accountId : undefined;
+}
+
 /** Deletes expired rows; returns how many. */
 export async function purgeExpired(knex: Knex, now = new Date()): Promise<number> {
   return knex(OIDC_PAYLOADS_TABLE).where('expires_at', '<=', now).delete();

@@ -159,6 +159,9 @@ export class RedisRevocationDenylist implements RevocationDenylist {
   }
 
   async subjectRevokedAt(sub: string): Promise<number | undefined> {
+    // Not connected (an outage): fail now rather than queue until the connection gives up, seconds
+    // later; the token endpoint then asks the customers service (integration-subject.ts).
+    if (this.redis.status !== 'ready') throw new Error(`Redis connection is ${this.redis.status}`);
     const value = await this.redis.get(`${this.prefix}revoked:sub:${sub}`);
     return value === null ? undefined : Number(value);
   }

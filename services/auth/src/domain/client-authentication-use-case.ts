@@ -28,6 +28,19 @@ function fromBasic(header: string): { id: string; secret: string } {
   }
 }
 
+/**
+ * The client id a request names (HTTP Basic or the `client_id` form field), whether or not its
+ * secret is right; undefined when it names none or the Basic header cannot be read.
+ */
+export function presentedClientId(input: ClientCredentialsInput): string | undefined {
+  if (input.authorization === undefined) return input.clientId || undefined;
+  try {
+    return fromBasic(input.authorization).id || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function authenticateClient(
   deps: { clients: ClientRepository; secretKey: string; issuer: string; now?: () => Date },
   input: ClientCredentialsInput,

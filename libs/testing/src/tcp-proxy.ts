@@ -1,5 +1,5 @@
-// A TCP proxy in front of a real server that a test can cut and restore, to see what the gateway
-// does while Redis is unreachable without touching the shared Redis.
+// A TCP proxy in front of a real server that a test can cut and restore, to see what a process (the
+// gateway, the auth service) does while Redis is unreachable, without touching the shared Redis.
 import net from 'node:net';
 
 export class TcpProxy {
