@@ -70,12 +70,12 @@ export const authConfigSchema = z.object({
   /**
    * Token endpoint limits (README, "Token endpoint limits"): a bucket holds BURST requests and gets
    * one more every REFILL_SECONDS. Per client for client_credentials (an access token lives
-   * 3600 s: a client gets at most BURST + 3600 / REFILL_SECONDS tokens per token lifetime, 20 by
+   * 3600 s: a client gets at most BURST + 3600 / REFILL_SECONDS tokens per token lifetime, 180 by
    * default); per client and user for authorization_code and refresh_token; per client id for
    * requests whose client authentication fails.
    */
-  TOKEN_LIMIT_CLIENT_BURST: positiveInt(10),
-  TOKEN_LIMIT_CLIENT_REFILL_SECONDS: positiveInt(360),
+  TOKEN_LIMIT_CLIENT_BURST: positiveInt(60),
+  TOKEN_LIMIT_CLIENT_REFILL_SECONDS: positiveInt(30),
   TOKEN_LIMIT_USER_BURST: positiveInt(20),
   TOKEN_LIMIT_USER_REFILL_SECONDS: positiveInt(180),
   TOKEN_LIMIT_FAILED_AUTHENTICATION_BURST: positiveInt(10),
