@@ -9,8 +9,9 @@
 // OpenTelemetry's require hooks keep working). So that the output runs on its own:
 //   - dist/package.json lists those external dependencies at their exact versions, the manifest a
 //     container image installs (`npm install --omit=dev` in dist/);
-//   - in this checkout, externals that the package directory cannot resolve (dependencies of a
-//     workspace library, which pnpm does not hoist) are linked into dist/node_modules.
+//   - in this checkout, externals that the package directory cannot resolve, or resolves at another
+//     version (dependencies of a workspace library, which pnpm does not hoist, or hoists another
+//     version of), are linked into dist/node_modules.
 // When the package depends (directly or not) on @ordering/telemetry, its register module is
 // bundled too, as dist/register-telemetry.js, for `node --require dist/register-telemetry.js`.
 //
@@ -179,8 +180,12 @@ async function buildInto(dir, outdir) {
   );
 
   const linked = [];
-  for (const [name, { from }] of externals) {
-    if (installedDir(name, dir)) continue; // the package resolves it itself
+  for (const [name, { from, version }] of externals) {
+    // The package resolves it itself, at the version the bundle is built against. Another version
+    // (one hoisted for some other package: ipaddr.js 1 of Express beside libs/http's 2) is shadowed
+    // by a link to the library's own.
+    const own = installedDir(name, dir);
+    if (own && readJson(path.join(own, 'package.json')).version === version) continue;
     const target = installedDir(name, from);
     if (!target) throw new Error(`${name} (a dependency of ${from}) is not installed (run pnpm install)`);
     const link = path.join(outdir, 'node_modules', name);

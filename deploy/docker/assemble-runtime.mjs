@@ -82,13 +82,22 @@ function runtimeDependencies(dir) {
 
 /**
  * Copies the externals and their dependency closure out of the workspace's install into a flat
- * node_modules: a package goes to the top unless another version holds that name there, then it is
- * nested under the package that needs it. Returns each copy with the real directory it came from.
+ * node_modules. The externals go to the top first, every one of them: the bundle requires them from
+ * there. Then their dependencies: a package goes to the top unless another version holds that name
+ * there, then it is nested under the package that needs it (Express's ipaddr.js 1 under proxy-addr,
+ * beside the bundle's own ipaddr.js 2). Returns each copy with the real directory it came from.
  */
 function copyDependencies(externals, outDir) {
   const modules = path.join(outDir, 'node_modules');
   const top = new Map(); // name -> source real path at out/node_modules/<name>
   const copies = new Map(); // copy dir -> source real path
+  const copyTo = (copy, source) => {
+    cpSync(source, copy, { recursive: true, dereference: true });
+    copies.set(copy, source);
+  };
+  const placeDependencies = (copy, source) => {
+    for (const [dep, depSource] of runtimeDependencies(source)) place(dep, depSource, copy);
+  };
   const place = (name, source, parentCopy) => {
     let copy;
     if (top.get(name) === source) return;
@@ -99,11 +108,14 @@ function copyDependencies(externals, outDir) {
       copy = path.join(parentCopy, 'node_modules', name);
       if (copies.has(copy)) return;
     }
-    cpSync(source, copy, { recursive: true, dereference: true });
-    copies.set(copy, source);
-    for (const [dep, depSource] of runtimeDependencies(source)) place(dep, depSource, copy);
+    copyTo(copy, source);
+    placeDependencies(copy, source);
   };
-  for (const [name, source] of externals) place(name, source, outDir);
+  for (const [name, source] of externals) {
+    top.set(name, source);
+    copyTo(path.join(modules, name), source);
+  }
+  for (const [name, source] of externals) placeDependencies(path.join(modules, name), source);
   return copies;
 }
 
