@@ -7,12 +7,13 @@
 import http from 'node:http';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
-import { RedisTokenBucket } from '../src/rate-limit/redis-token-bucket';
+import { RedisTokenBucket } from '@ordering/rate-limit';
 
 const upstream = new Pool(process.env.ORDERS_URL!, { connections: 64 });
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
 const prefix = process.env.REDIS_KEY_PREFIX ?? 'bench:floor:';
-const bucket = new RedisTokenBucket(redis, { capacity: 1e9, refillPerSecond: 1e9 }, prefix);
+const bucket = new RedisTokenBucket(redis, `${prefix}ratelimit:`);
+const unlimited = { capacity: 1e9, refillPerSecond: 1e9 };
 // The revocation keys the gateway reads for a token (jti, subject, client, signing key).
 const denylist = [
   `${prefix}revoked:jti:floor`,
@@ -27,7 +28,7 @@ const server = http.createServer((req, res) => {
     return;
   }
   bucket
-    .takeAndRead('floor', denylist)
+    .takeAndRead('floor', denylist, unlimited)
     .then(() =>
       upstream.stream(
         { method: 'GET', path: req.url ?? '/', headers: { accept: 'application/json' } },

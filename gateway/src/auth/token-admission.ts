@@ -4,7 +4,7 @@
 // and the in-process bucket limits the rate. Requests without a verified token are limited by
 // their client address.
 import { addressKeyOf } from '@ordering/http';
-import type { TakeResult } from '../rate-limit/token-bucket';
+import type { TakeResult } from '@ordering/rate-limit';
 import type { RateLimiter } from '../rate-limit/rate-limiter';
 import type { AccessTokenClaims } from './access-token-claims';
 import type { RevocationList } from './revocation-list';

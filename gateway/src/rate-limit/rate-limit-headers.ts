@@ -2,7 +2,7 @@
 // empty bucket.
 import { RateLimitError } from '@ordering/errors';
 import { platformMetrics } from '@ordering/telemetry';
-import type { TakeResult } from './token-bucket';
+import type { TakeResult } from '@ordering/rate-limit';
 
 export function setRateLimitHeaders(
   res: { setHeader(name: string, value: string): unknown },

@@ -1,9 +1,12 @@
 // Rate limit per access token: the shared Redis bucket, or the in-process one while Redis is down.
 // The Redis script can read other keys in the same round trip (the revocation denylist).
+import {
+  type BucketParams,
+  MemoryTokenBucket,
+  RedisTokenBucket,
+  type TakeResult,
+} from '@ordering/rate-limit';
 import type { RedisConnection } from '../redis-connection';
-import { MemoryTokenBucket } from './memory-token-bucket';
-import { RedisTokenBucket } from './redis-token-bucket';
-import type { BucketParams, TakeResult } from './token-bucket';
 
 export interface TakeAndRead {
   bucket: TakeResult;
@@ -20,15 +23,15 @@ export class RateLimiter {
     readonly params: BucketParams,
     keyPrefix: string,
   ) {
-    this.shared = new RedisTokenBucket(connection.redis, params, keyPrefix);
-    this.local = new MemoryTokenBucket(params);
+    this.shared = new RedisTokenBucket(connection.redis, `${keyPrefix}ratelimit:`);
+    this.local = new MemoryTokenBucket();
   }
 
   /** Takes a token from `jti`'s bucket and reads `keys` in the same Redis round trip. */
   async takeAndRead(jti: string, keys: readonly string[]): Promise<TakeAndRead> {
     if (this.connection.usable()) {
       try {
-        const { result, values } = await this.shared.takeAndRead(jti, keys);
+        const { result, values } = await this.shared.takeAndRead(jti, keys, this.params);
         this.connection.health.succeeded();
         return { bucket: result, values };
       } catch (err) {
@@ -37,6 +40,6 @@ export class RateLimiter {
     } else if (!this.connection.health.degraded) {
       this.connection.health.failed(new Error(`Redis connection is ${this.connection.redis.status}`));
     }
-    return { bucket: this.local.take(jti), values: undefined };
+    return { bucket: this.local.take(jti, this.params), values: undefined };
   }
 }

@@ -1,0 +1,3 @@
+export * from './token-bucket';
+export * from './memory-token-bucket';
+export * from './redis-token-bucket';
