@@ -8,6 +8,7 @@ import * as oidc from 'openid-client';
 import { authCli, migrations as authMigrations } from '@ordering/auth-service';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { createTestDatabase, type TestDatabase } from '@ordering/testing';
+import { authorizationRequest } from '../services/auth/test/support/authorization-request';
 import { Browser, type Page } from '../services/auth/test/support/browser';
 import { startAuthProcess, startCustomersProcess, startGatewayProcess } from './support/platform-processes';
 import type { ServiceProcess } from './support/service-process';
@@ -131,15 +132,7 @@ function expectRateLimitHeaders(res: Response): void {
 
 /** Opens the code flow of the web client in a fresh browser and lands on the sign-in page. */
 async function openSignIn(scope = 'openid orders:read') {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(webConfig, {
-    redirect_uri: redirectUri,
-    scope,
-    state,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  });
+  const { url, verifier, state } = await authorizationRequest(webConfig, { redirectUri, scope });
   const browser = new Browser(redirectUri);
   const page = await browser.open(url.href);
   expect(page.status).toBe(200);

@@ -12,6 +12,7 @@ import { createTestDatabase, testKafkaClient, waitUntil, type TestDatabase } fro
 import { Browser, type Page } from '../services/auth/test/support/browser';
 import { startAuthProcess, startCustomersProcess, startGatewayProcess } from './support/platform-processes';
 import type { ServiceProcess } from './support/service-process';
+import { authorizationRequest } from '../services/auth/test/support/authorization-request';
 
 jest.setTimeout(90_000);
 
@@ -243,14 +244,9 @@ describe('a shopper signed in with the authorization code flow (PKCE) on the rea
 
   /** Opens the authorization URL (PKCE S256) in a fresh browser and lands on the sign-in page. */
   async function openSignIn() {
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(webConfig, {
-      redirect_uri: redirectUri,
+    const { url, verifier, state } = await authorizationRequest(webConfig, {
+      redirectUri: redirectUri,
       scope: 'openid orders:read',
-      state,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
     });
     const browser = new Browser(redirectUri);
     const page = await browser.open(url.href);

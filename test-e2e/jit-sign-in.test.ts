@@ -11,6 +11,7 @@ import { TOPICS } from '@ordering/contracts';
 import { authCli, migrations as authMigrations } from '@ordering/auth-service';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { createTestDatabase, readEvents, type EventReader, type TestDatabase } from '@ordering/testing';
+import { authorizationRequest } from '../services/auth/test/support/authorization-request';
 import { ScopedBrowser } from '../services/auth/test/support/scoped-browser';
 import {
   startUpstreamIdentityProvider,
@@ -66,18 +67,12 @@ async function signInWithCompany(): Promise<{
   verifier: string;
   state: string;
 }> {
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
+  const { url, verifier, state } = await authorizationRequest(app, {
+    redirectUri,
+    scope: 'openid email orders:read',
+  });
   const browser = new ScopedBrowser([redirectUri]);
-  const signInPage = await browser.open(
-    client.buildAuthorizationUrl(app, {
-      redirect_uri: redirectUri,
-      scope: 'openid email orders:read',
-      state,
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    }).href,
-  );
+  const signInPage = await browser.open(url.href);
   const step = await browser.submit(signInPage, '/federate', { email: person });
   const end = step.status === 200 ? await browser.followRefresh(step) : step;
   return { ...end, verifier, state };

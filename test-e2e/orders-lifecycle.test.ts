@@ -46,6 +46,7 @@ import {
   spansWithoutParent,
   startTestZipkin,
 } from './support/zipkin-traces';
+import { authorizationRequest } from '../services/auth/test/support/authorization-request';
 
 jest.setTimeout(120_000);
 
@@ -109,14 +110,9 @@ async function clientToken(
 
 /** Signs `login` in on the real sign-in page (code flow with PKCE); the user's own access token. */
 async function signIn(config: oidc.Configuration, login: string): Promise<string> {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
+  const { url, verifier, state } = await authorizationRequest(config, {
+    redirectUri: redirectUri,
     scope: 'openid orders:read orders:write',
-    state,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
   });
   const browser = new Browser(redirectUri);
   const page = await browser.open(url.href);

@@ -30,6 +30,7 @@ import {
 import { Browser } from '../../services/auth/test/support/browser';
 import { startAuthProcess, startCustomersProcess, startGatewayProcess } from '../support/platform-processes';
 import type { ServiceProcess } from '../support/service-process';
+import { authorizationRequest } from '../../services/auth/test/support/authorization-request';
 
 const N = Number(process.env.N ?? 20);
 const POLL_MS = Number(process.env.POLL_MS ?? 10);
@@ -185,14 +186,9 @@ async function newShopper(stack: Stack, name: string): Promise<string> {
 
 /** The code flow with PKCE through the real sign-in page. */
 async function signIn(stack: Stack, login: string): Promise<oidc.TokenEndpointResponse> {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(stack.web, {
-    redirect_uri: redirectUri,
+  const { url, verifier, state } = await authorizationRequest(stack.web, {
+    redirectUri: redirectUri,
     scope: 'openid users:read',
-    state,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
   });
   const browser = new Browser(redirectUri);
   const page = await browser.open(url.href);

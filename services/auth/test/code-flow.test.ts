@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { AUDIENCE, REDIRECT_URI, startAuthHarness, type AuthHarness } from './support/auth-test-harness';
+import { authorizationRequest } from './support/authorization-request';
 import { Browser, type Page } from './support/browser';
 
 let h: AuthHarness;
@@ -31,15 +32,10 @@ async function startFlow(
   scope: string,
   extra: Record<string, string> = {},
 ): Promise<Started> {
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
+  const { url, verifier, state } = await authorizationRequest(config, {
+    redirectUri: REDIRECT_URI,
     scope,
-    state,
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    ...extra,
+    extra,
   });
   const browser = new Browser(REDIRECT_URI);
   const page = await browser.open(url.href);

@@ -11,6 +11,7 @@ import {
   startUpstreamIdentityProvider,
   type UpstreamIdentityProvider,
 } from './support/upstream-identity-provider';
+import { authorizationRequest } from './support/authorization-request';
 
 let h: AuthHarness;
 let idp: UpstreamIdentityProvider;
@@ -98,14 +99,9 @@ interface Flow {
 
 /** The application starts a code flow (PKCE) and the browser lands on our sign-in page. */
 async function startFlow(stopAt: string[] = []): Promise<Flow> {
-  const verifier = client.randomPKCECodeVerifier();
-  const state = client.randomState();
-  const url = client.buildAuthorizationUrl(app, {
-    redirect_uri: REDIRECT_URI,
+  const { url, verifier, state } = await authorizationRequest(app, {
+    redirectUri: REDIRECT_URI,
     scope: 'openid profile email orders:read',
-    state,
-    code_challenge: await client.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
   });
   const browser = new ScopedBrowser([REDIRECT_URI, ...stopAt]);
   const page = await browser.open(url.href);

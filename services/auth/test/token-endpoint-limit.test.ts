@@ -8,6 +8,7 @@ import { startTestMetrics, type TestMetrics } from '@ordering/telemetry';
 import { OIDC_PAYLOADS_TABLE } from '../src/data-access/oidc-payload-repository';
 import { REDIRECT_URI, startAuthHarness, type AuthHarness } from './support/auth-test-harness';
 import { Browser } from './support/browser';
+import { authorizationRequest } from './support/authorization-request';
 
 const LIMITS = {
   TOKEN_LIMIT_CLIENT_BURST: '3',
@@ -153,14 +154,9 @@ describe('authorization code and refresh token: one bucket per client and user',
   }
 
   async function signIn(config: client.Configuration, login: string) {
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
+    const { url, verifier, state } = await authorizationRequest(config, {
+      redirectUri: REDIRECT_URI,
       scope: 'openid orders:read',
-      state,
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
     });
     const browser = new Browser(REDIRECT_URI);
     const page = await browser.open(url.href);
