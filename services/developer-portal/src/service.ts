@@ -73,7 +73,9 @@ export async function buildPortal(
       },
     ],
     routes: (a) => {
-      if (config.TRUST_PROXY) a.set('trust proxy', true);
+      // One trusted hop (the ingress controller), as the auth service: X-Forwarded-For entries before
+      // the one it wrote are the client's own.
+      if (config.TRUST_PROXY) a.set('trust proxy', 1);
       mountPortalRoutes(a, deps);
     },
   });
