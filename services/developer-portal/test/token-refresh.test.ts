@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
 import { createLogger } from '@ordering/http';
-import type { AuthServer, IssuedTokens } from '../src/data-access/auth-server';
+import { type AuthServer, type IssuedTokens, RefreshRefusedError } from '../src/data-access/auth-server';
 import { PlatformApi } from '../src/data-access/platform-api';
 import type { PortalSession } from '../src/domain/session';
 import * as portalContext from '../src/entry-points/http/portal-context';
@@ -29,6 +29,8 @@ afterAll(() => store.close());
 function rotatingAuthServer() {
   const used = new Set<string>();
   let revoked = false;
+  /** Refreshes that fail as an unreachable or restarting auth service does (not a refusal). */
+  let outages = 0;
   let n = 0;
   /** The next token set: at-<n>, rt-<n>. */
   const issue = (): IssuedTokens => {
@@ -56,12 +58,20 @@ function rotatingAuthServer() {
     get revoked() {
       return revoked;
     },
+    /** The next `n` refreshes fail as if the auth service could not be reached. */
+    failNext(n: number) {
+      outages = n;
+    },
     async refresh(token: string): Promise<IssuedTokens> {
       server.calls += 1;
       await new Promise((r) => setTimeout(r, 30));
+      if (outages > 0) {
+        outages -= 1;
+        throw new TypeError('fetch failed');
+      }
       if (revoked || used.has(token)) {
         revoked = true;
-        throw new Error('invalid_grant: refresh token reused, grant revoked');
+        throw new RefreshRefusedError('invalid_grant');
       }
       used.add(token);
       return issue();
@@ -118,6 +128,32 @@ it('two requests of one session near expiry share one refresh (a reused refresh 
   await apiFor(deps, stale);
   await apiFor(deps, late);
   expect(auth.calls).toBe(1);
+});
+
+it('a refresh the auth service cannot answer now keeps the session (503); the next request refreshes it', async () => {
+  const auth = rotatingAuthServer();
+  const deps = depsWith(auth);
+  const expiring = expiringSession();
+  const id = await sessions.create(expiring);
+  const cookie = `portal_session=${id}`;
+  auth.failNext(1);
+  await expect(apiFor(deps, await requestWith(deps, cookie))).rejects.toMatchObject({ status: 503 });
+  // Still signed in, with the refresh token it had: nothing was used up.
+  expect(await sessions.find(id)).toMatchObject({ refreshToken: 'rt-0' });
+  await expect(apiFor(deps, await requestWith(deps, cookie))).resolves.toBeDefined();
+  expect(await sessions.find(id)).toMatchObject({ accessToken: 'at-1', refreshToken: 'rt-1' });
+  expect(auth.revoked).toBe(false);
+});
+
+it('a refresh token the auth service refuses ends the session (401)', async () => {
+  const auth = rotatingAuthServer();
+  const deps = depsWith(auth);
+  const id = await sessions.create(expiringSession());
+  const cookie = `portal_session=${id}`;
+  await apiFor(deps, await requestWith(deps, cookie)); // rt-0 used
+  await sessions.save(id, expiringSession('rt-0')); // an older token written back: reuse
+  await expect(apiFor(deps, await requestWith(deps, cookie))).rejects.toMatchObject({ status: 401 });
+  expect(auth.revoked).toBe(true);
 });
 
 it('a request still running when its session was signed out does not refresh it back to life', async () => {

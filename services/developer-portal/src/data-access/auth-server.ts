@@ -88,13 +88,38 @@ export class AuthServer {
     return issued(tokens);
   }
 
+  /**
+   * New tokens for a refresh token. RefreshRefusedError when the authorization server refuses it for
+   * good (an OAuth error answer other than a 429 or a 5xx: `invalid_grant` for a revoked, expired or
+   * reused one); anything else (auth unreachable or restarting, its 503, its token endpoint limit's
+   * 429) is thrown as it is: the refresh may work in a moment.
+   */
   async refresh(refreshToken: string): Promise<IssuedTokens> {
-    return issued(await oidc.refreshTokenGrant(await this.config(), refreshToken));
+    let tokens;
+    try {
+      tokens = await oidc.refreshTokenGrant(await this.config(), refreshToken);
+    } catch (err) {
+      if (err instanceof oidc.ResponseBodyError && err.status < 500 && err.status !== 429)
+        throw new RefreshRefusedError(err.error, { cause: err });
+      throw err;
+    }
+    return issued(tokens);
   }
 
   /** Revokes the refresh token (its grant) at sign-out; failures are the caller's to log. */
   async revoke(token: string): Promise<void> {
     await oidc.tokenRevocation(await this.config(), token);
+  }
+}
+
+/** The authorization server refused a refresh token for good: the session it belongs to is over. */
+export class RefreshRefusedError extends Error {
+  constructor(
+    readonly error: string,
+    options?: ErrorOptions,
+  ) {
+    super(`the refresh token was refused (${error})`, options);
+    this.name = 'RefreshRefusedError';
   }
 }
 

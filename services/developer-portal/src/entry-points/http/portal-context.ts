@@ -3,7 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '@ordering/http';
-import type { AuthServer } from '../../data-access/auth-server';
+import { type AuthServer, RefreshRefusedError } from '../../data-access/auth-server';
 import { ApiError, type AdminApi, type PlatformApi } from '../../data-access/platform-api';
 import type { SessionStore } from '../../data-access/session-store';
 import { type FlashMessage, isAdmin, needsRefresh, type PortalSession } from '../../domain/session';
@@ -228,8 +228,16 @@ async function refreshStored(deps: PortalDeps, id: string): Promise<FreshTokens>
   try {
     fresh = await deps.auth.refresh(refreshToken);
   } catch (err) {
-    deps.logger.info({ err }, 'refresh failed: the session ends');
-    throw new ApiError(401, { message: 'session expired' });
+    if (err instanceof RefreshRefusedError) {
+      deps.logger.info({ err }, 'refresh refused: the session ends');
+      throw new ApiError(401, { message: 'session expired' });
+    }
+    // Auth unreachable, restarting or limiting: the session and its refresh token are kept, and the
+    // next request tries again (ending it would sign the user out for a blip).
+    deps.logger.warn({ err }, 'refresh failed for now: the session is kept');
+    throw new ApiError(503, {
+      message: 'the session could not be refreshed just now; try again in a moment',
+    });
   }
   const tokens = tokensOf({ ...fresh, refreshToken: fresh.refreshToken ?? refreshToken });
   if (!(await deps.sessions.save(id, { ...stored, ...tokens }))) {
