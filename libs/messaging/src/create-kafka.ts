@@ -26,13 +26,40 @@ export interface CreateKafkaOptions {
   retry?: RetryOptions;
   /** TLS and SASL; default from KAFKA_SSL, KAFKA_SSL_CA_FILE and KAFKA_SASL_* of the environment. */
   security?: KafkaSecurity;
+  /** A kafkajs message logged is not logged again within this window (counted instead); default 30 s. */
+  logRepeatWindowMs?: number;
 }
 
-function logCreator(logger: MessagingLogger) {
+/** Distinct messages remembered at most; past it, those whose window is over are forgotten. */
+const MAX_REMEMBERED_MESSAGES = 1000;
+
+/**
+ * kafkajs's warnings and errors on the service's logger, each distinct message (by level, kafkajs
+ * namespace and text) at most once per window: during a broker outage every connection, retry and
+ * consumer restart repeats the same few lines (about 130 per service per 30 s), which buried
+ * everything else the service logged. The first line after a window carries `repeated`, the number
+ * of identical lines left out since the previous one (the count since the last line is lost when
+ * the outage ends: the outage's end is what the consumer and relay log).
+ */
+function logCreator(logger: MessagingLogger, windowMs: number, now: () => number = Date.now) {
+  const last = new Map<string, { at: number; suppressed: number }>();
   return () =>
     ({ namespace, level, log }: LogEntry) => {
       const { message, ...extra } = log;
-      const fields = { kafkajs: namespace, ...extra };
+      const key = `${level}\u0000${namespace}\u0000${message}`;
+      const at = now();
+      const previous = last.get(key);
+      if (previous && at - previous.at < windowMs) {
+        previous.suppressed += 1;
+        return;
+      }
+      last.delete(key);
+      last.set(key, { at, suppressed: 0 });
+      if (last.size > MAX_REMEMBERED_MESSAGES)
+        for (const [k, e] of last)
+          if (at - e.at >= windowMs || last.size > MAX_REMEMBERED_MESSAGES) last.delete(k);
+      const repeated = previous?.suppressed ?? 0;
+      const fields = { kafkajs: namespace, ...extra, ...(repeated > 0 ? { repeated } : {}) };
       if (level === logLevel.ERROR) logger.error(fields, message);
       else if (level === logLevel.WARN) logger.warn(fields, message);
       else if (level === logLevel.INFO) logger.info(fields, message);
@@ -50,7 +77,10 @@ export function kafkaConfig(options: CreateKafkaOptions): KafkaConfig {
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     retry: options.retry ?? { initialRetryTime: 100, maxRetryTime: 5000, retries: 5 },
     ...(options.logger
-      ? { logLevel: logLevel.WARN, logCreator: logCreator(options.logger) }
+      ? {
+          logLevel: logLevel.WARN,
+          logCreator: logCreator(options.logger, options.logRepeatWindowMs ?? 30_000),
+        }
       : { logLevel: logLevel.NOTHING }),
   };
 }
