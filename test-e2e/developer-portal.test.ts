@@ -10,10 +10,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { authCli, migrations as authMigrations, registerPortalClient } from '@ordering/auth-service';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
 import { migrations as webhooksMigrations } from '@ordering/webhooks-service';
-import { createTestDatabase, waitUntil, type TestDatabase } from '@ordering/testing';
+import { createTestDatabase, waitUntil, type TestDatabase, freePort } from '@ordering/testing';
 import { accessibilityViolations, fitsWidth, launchChromium, screenshot } from './support/headless-browser';
 import { startAuthProcess, startCustomersProcess } from './support/platform-processes';
-import { freePort, startServiceProcess, type ServiceProcess } from './support/service-process';
+import { startServiceProcess, type ServiceProcess } from './support/service-process';
 
 jest.setTimeout(180_000);
 

@@ -10,14 +10,20 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { TOPICS } from '@ordering/contracts';
 import { authCli, migrations as authMigrations } from '@ordering/auth-service';
 import { CustomersAdminClient, migrations as customersMigrations } from '@ordering/customers-service';
-import { createTestDatabase, readEvents, type EventReader, type TestDatabase } from '@ordering/testing';
+import {
+  createTestDatabase,
+  readEvents,
+  type EventReader,
+  type TestDatabase,
+  freePort,
+} from '@ordering/testing';
 import { authorizationRequest } from '../services/auth/test/support/authorization-request';
 import { ScopedBrowser } from '../services/auth/test/support/scoped-browser';
 import {
   startUpstreamIdentityProvider,
   type UpstreamIdentityProvider,
 } from '../services/auth/test/support/upstream-identity-provider';
-import { freePort, startServiceProcess, type ServiceProcess } from './support/service-process';
+import { startServiceProcess, type ServiceProcess } from './support/service-process';
 
 jest.setTimeout(90_000);
 

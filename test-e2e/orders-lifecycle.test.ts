@@ -27,6 +27,7 @@ import {
   createTestDatabase,
   readTopic,
   waitUntil,
+  freePort,
 } from '@ordering/testing';
 import { Browser, type Page } from '../services/auth/test/support/browser';
 import {
@@ -39,7 +40,7 @@ import {
   startWebhooksProcess,
 } from './support/platform-processes';
 import { ResponseConformance } from './support/response-conformance';
-import { type ServiceProcess, freePort } from './support/service-process';
+import { type ServiceProcess } from './support/service-process';
 import {
   type TestZipkin,
   type ZipkinSpan,

@@ -20,8 +20,7 @@ import {
 } from '@ordering/customers-service';
 import { loadGatewayConfig, startGateway } from '@ordering/gateway';
 import { signIdentity } from '@ordering/http';
-import { createTestDatabase, type TestDatabase } from '@ordering/testing';
-import { freePort } from './support/service-process';
+import { createTestDatabase, type TestDatabase, freePort } from '@ordering/testing';
 
 jest.setTimeout(90_000);
 

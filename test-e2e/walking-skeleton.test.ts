@@ -15,9 +15,10 @@ import {
   type TestDatabase,
   type TestIssuer,
   type TopicReader,
+  freePort,
 } from '@ordering/testing';
 import { migrations as webhooksMigrations } from '@ordering/webhooks-service';
-import { freePort, startServiceProcess, type ServiceProcess } from './support/service-process';
+import { startServiceProcess, type ServiceProcess } from './support/service-process';
 
 jest.setTimeout(90_000);
 

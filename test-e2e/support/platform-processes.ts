@@ -1,7 +1,8 @@
 // The auth service and the gateway as their own processes, wired to each other and to a customers
 // service, as `./dev up` runs them: the gateway verifies the auth service's tokens (its JWKS and
 // issuer), both share the Redis key prefix of the denylist, and every process the internal secret.
-import { freePort, startServiceProcess, type ServiceProcess } from './service-process';
+import { freePort } from '@ordering/testing';
+import { startServiceProcess, type ServiceProcess } from './service-process';
 
 export interface AuthProcessOptions {
   databaseUrl: string;

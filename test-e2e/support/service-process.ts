@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '@ordering/testing';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 
@@ -18,18 +19,6 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
   /** SIGKILL: no shutdown hook runs. */
   kill(): Promise<void>;
-}
-
-/** A free TCP port on 127.0.0.1 (bound and released at once). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function canListen(port: number): Promise<boolean> {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startZipkin, stopZipkin, waitForZipkin } from '../../deploy/local/zipkin-server';
-import { freePort } from './service-process';
+import { freePort } from '@ordering/testing';
 
 /** A span as Zipkin's API v2 answers it. */
 export interface ZipkinSpan {

@@ -2,6 +2,7 @@
 // answers with what it saw, unless a test gives it another behaviour.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePort } from '@ordering/testing';
 
 export interface ReceivedRequest {
   method: string;
@@ -65,10 +66,4 @@ export class RecordingUpstream {
 }
 
 /** A port nothing listens on (bound, then released). */
-export async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+export const closedPort = freePort;

@@ -1,6 +1,6 @@
 // kafkajs's warnings and errors reach the service's logger, each distinct message at most once per
 // window: a broker outage repeats the same connection errors many times a second.
-import net from 'node:net';
+import { freePort as closedPort } from '@ordering/testing';
 import { createKafka } from '../src';
 
 interface Line {
@@ -15,14 +15,6 @@ function recordingLogger() {
     lines.push({ level, fields: fields as Record<string, unknown>, message });
   };
   return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
-}
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function failToConnect(logger: ReturnType<typeof recordingLogger>['logger'], windowMs: number) {

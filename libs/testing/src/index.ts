@@ -8,3 +8,4 @@ export * from './bench-figures';
 export * from './query-plans';
 export * from './bench-database';
 export * from './tcp-proxy';
+export * from './free-port';

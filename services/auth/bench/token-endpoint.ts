@@ -7,25 +7,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { createKnex, ensureDatabase, withDatabase } from '@ordering/db';
 import { ClientRepository } from '../src/data-access/client-repository';
 import { registerClient } from '../src/domain/client-registration-use-case';
+import { freePort } from '@ordering/testing';
 
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 20);
 const DURATION = Number(process.env.DURATION ?? 15);
 const PG = process.env.DATABASE_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const serviceDir = path.resolve(__dirname, '..');
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;

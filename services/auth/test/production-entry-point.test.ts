@@ -2,18 +2,9 @@
 // service answering, and a clean stop on SIGTERM.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { ensureDatabase, withDatabase, createKnex } from '@ordering/db';
-import { PG_ADMIN_URL, REDIS_URL } from '@ordering/testing';
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+import { PG_ADMIN_URL, REDIS_URL, freePort } from '@ordering/testing';
 
 const serviceDir = path.resolve(__dirname, '..');
 

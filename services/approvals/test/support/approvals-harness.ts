@@ -2,7 +2,6 @@
 // with its own database), the real test Kafka broker between them and a catalog stand-in that
 // follows the internal pricing contract. Calls carry the identity header the gateway would send.
 import { randomBytes, randomUUID } from 'node:crypto';
-import net from 'node:net';
 import request from 'supertest';
 import {
   CustomersAdminClient,
@@ -24,6 +23,7 @@ import {
   startCatalogStandIn,
   unique,
   waitUntil,
+  freePort,
 } from '@ordering/testing';
 import { migrations } from '../../migrations';
 import { loadApprovalsConfig } from '../../src/config';
@@ -31,14 +31,6 @@ import { type ApprovalsService, startApprovalsService } from '../../src/service'
 
 const brokers = process.env.KAFKA_BROKERS ?? `127.0.0.1:${TEST_KAFKA_PORT}`;
 const tuning = { sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, maxWaitTimeMs: 100 };
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export interface PlatformHarness {
   approvals: ApprovalsService;

@@ -1,11 +1,10 @@
 // The auth service started in-process on a free port against a fresh PostgreSQL database, the
 // shared Redis (a unique key prefix per harness) and a stand-in customers service.
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import * as client from 'openid-client';
 import { createLogger } from '@ordering/http';
-import { REDIS_URL, createTestDatabase, type TestDatabase } from '@ordering/testing';
+import { REDIS_URL, createTestDatabase, type TestDatabase, freePort } from '@ordering/testing';
 import { authConfigSchema, type AuthConfig } from '../../src/config';
 import { ClientRepository } from '../../src/data-access/client-repository';
 import { registerClient, type RegisteredClient } from '../../src/domain/client-registration-use-case';
@@ -30,14 +29,6 @@ export interface AuthHarness {
   /** openid-client configuration by discovery, authenticating with HTTP Basic (or none). */
   discover(clientId: string, clientSecret?: string): Promise<client.Configuration>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export async function startAuthHarness(
