@@ -128,6 +128,31 @@ describe('retries', () => {
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(22_500);
   });
 
+  it('a replay asked while an attempt is under way is not lost when that attempt ends', async () => {
+    const sub = await subscribe(h.P, '/replay-in-flight', ['user.deactivated']);
+    let answer: () => void = () => {};
+    const held = new Promise<{ status: number }>((resolve) => {
+      answer = () => resolve({ status: 204 });
+    });
+    receiver.on('/replay-in-flight', (_req, n) => (n === 1 ? held : { status: 204 }));
+    await h.publishUserEvent(h.P, 'user.deactivated');
+    await waitUntil(async () => receiver.received('/replay-in-flight').length === 1, 20_000, 'the attempt');
+    const deliveryId = String(receiver.received('/replay-in-flight')[0]!.headers['service-delivery']);
+    // The integrator replays while the receiver has not answered yet; then the receiver answers.
+    const replay = await h.api(h.P).post(`/v1/webhooks/${sub.id}/deliveries/${deliveryId}/replay`, {});
+    expect(replay.status).toBe(202);
+    answer();
+    await waitUntil(async () => receiver.received('/replay-in-flight').length === 2, 20_000, 'the replay');
+    await waitUntil(
+      async () => (await deliveriesOf(h.P, sub.id))[0]?.attempts.length === 2,
+      20_000,
+      'both attempts recorded',
+    );
+    const [delivery] = await deliveriesOf(h.P, sub.id);
+    expect(delivery).toMatchObject({ id: deliveryId, status: 'succeeded' });
+    expect(delivery!.attempts.map((a) => a.status_code)).toEqual([204, 204]);
+  });
+
   it('429 with Retry-After: the next attempt waits what the receiver asked, not the backoff', async () => {
     const sub = await subscribe(h.P, '/busy', ['user.deactivated']);
     receiver.on('/busy', (_req, n) =>

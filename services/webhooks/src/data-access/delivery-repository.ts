@@ -80,6 +80,8 @@ export interface AttemptOutcome {
   attempt: AttemptRow;
   status: DeliveryStatus;
   nextAttemptAt: Date | null;
+  /** The delivery's `replay_count` when it was claimed: a replay since then keeps its own state. */
+  replayCount: number;
 }
 
 export interface DeliveryFilter {
@@ -370,7 +372,10 @@ export class DeliveryRepository {
   /**
    * Records attempts and their deliveries' new state in one transaction (a batch of outcomes). A
    * delivery deleted while it was being attempted (its subscription deleted) gets no attempt row:
-   * the foreign key would fail the whole batch again on every retry and stall the worker.
+   * the foreign key would fail the whole batch again on every retry and stall the worker. A
+   * delivery replayed while its attempt ran (its `replay_count` moved on) keeps the replay's state,
+   * pending and due, and only gives its lease back: the attempt is recorded, and the replay is sent
+   * (it used to be overwritten by the attempt's outcome, and lost).
    */
   async recordOutcomes(owner: string, outcomes: AttemptOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
@@ -392,16 +397,25 @@ export class DeliveryRepository {
       );
       await trx.raw(
         `UPDATE webhook_deliveries d
-         SET status = u.status, next_attempt_at = u.next_at, attempt_count = d.attempt_count + 1,
-             first_attempt_at = COALESCE(d.first_attempt_at, u.attempted_at),
+         SET status = CASE WHEN u.same THEN u.status ELSE d.status END,
+             next_attempt_at = CASE WHEN u.same THEN u.next_at ELSE d.next_attempt_at END,
+             attempt_count = CASE WHEN u.same THEN d.attempt_count + 1 ELSE d.attempt_count END,
+             first_attempt_at = CASE WHEN u.same THEN COALESCE(d.first_attempt_at, u.attempted_at)
+                                     ELSE d.first_attempt_at END,
              lease_owner = NULL, lease_until = NULL, updated_at = u.attempted_at
-         FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS timestamptz[])) AS u(id, status, next_at, attempted_at)
+         FROM (
+           SELECT o.*, o.replay_count = w.replay_count AS same
+           FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS timestamptz[]), CAST(? AS timestamptz[]), CAST(? AS int[]))
+             AS o(id, status, next_at, attempted_at, replay_count)
+           JOIN webhook_deliveries w ON w.id = o.id
+         ) u
          WHERE d.id = u.id AND d.lease_owner = ?`,
         [
           outcomes.map((o) => o.deliveryId),
           outcomes.map((o) => o.status),
           outcomes.map((o) => o.nextAttemptAt),
           outcomes.map((o) => o.attempt.attempted_at),
+          outcomes.map((o) => o.replayCount),
           owner,
         ] as unknown as Knex.RawBinding[],
       );

@@ -431,7 +431,9 @@ export class DeliveryWorker implements EntryPoint {
       error: result.error,
       response_excerpt: result.responseExcerpt,
     };
-    if (result.ok) return { deliveryId: row.id, attempt, status: 'succeeded', nextAttemptAt: null };
+    const replayCount = row.replay_count;
+    if (result.ok)
+      return { deliveryId: row.id, attempt, status: 'succeeded', nextAttemptAt: null, replayCount };
     const honoursRetryAfter = result.statusCode === 429 || result.statusCode === 503;
     const wait = honoursRetryAfter ? retryAfterMs(result.retryAfter, now) : undefined;
     const next = nextAttemptAt({
@@ -440,7 +442,13 @@ export class DeliveryWorker implements EntryPoint {
       attemptCount: row.attempt_count + 1,
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
     });
-    return { deliveryId: row.id, attempt, status: next ? 'pending' : 'failed', nextAttemptAt: next };
+    return {
+      deliveryId: row.id,
+      attempt,
+      status: next ? 'pending' : 'failed',
+      nextAttemptAt: next,
+      replayCount,
+    };
   }
 
   /** Writes the collected outcomes in one transaction; concurrent callers share the same write. */
