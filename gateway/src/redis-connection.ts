@@ -5,44 +5,12 @@
 import { Redis } from 'ioredis';
 import { redisTlsFromEnv } from '@ordering/config';
 import type { Logger } from '@ordering/http';
+import { RedisHealth } from '@ordering/rate-limit';
 
 export interface RedisConnectionOptions {
   url: string;
   commandTimeoutMs: number;
   logger: Logger;
-}
-
-export class RedisHealth {
-  private degradedReason: string | undefined;
-  private degradedSince: number | undefined;
-
-  constructor(private readonly logger: Logger) {}
-
-  /** Why Redis is not used right now, or undefined when it is. */
-  get degraded(): string | undefined {
-    return this.degradedReason;
-  }
-
-  /** A Redis command failed (or Redis is not connected): the first failure of an outage logs. */
-  failed(err: unknown): void {
-    const message = err instanceof Error ? err.message : String(err);
-    if (this.degradedReason !== undefined) return;
-    this.degradedReason = message.slice(0, 160) || 'Redis is unavailable';
-    this.degradedSince = Date.now();
-    this.logger.warn(
-      { err },
-      'Redis is unavailable: rate limiting per gateway process, revocations unchecked until it answers',
-    );
-  }
-
-  /** Redis answered: ends an outage. */
-  succeeded(): void {
-    if (this.degradedReason === undefined) return;
-    const outageMs = Date.now() - (this.degradedSince ?? Date.now());
-    this.degradedReason = undefined;
-    this.degradedSince = undefined;
-    this.logger.info({ outage_ms: outageMs }, 'Redis is available again');
-  }
 }
 
 export interface RedisConnection {
@@ -56,7 +24,10 @@ export interface RedisConnection {
 }
 
 export function createRedisConnection(options: RedisConnectionOptions): RedisConnection {
-  const health = new RedisHealth(options.logger);
+  const health = new RedisHealth(
+    options.logger,
+    'rate limiting per gateway process, revocations unchecked until it answers',
+  );
   let closing = false;
   const redis = new Redis(options.url, {
     lazyConnect: true,

@@ -9,7 +9,7 @@
 // may get up to N times its limit during the outage), and one warning is logged per outage.
 import type { Redis } from 'ioredis';
 import type { Logger } from '@ordering/http';
-import { type BucketParams, MemoryTokenBucket, RedisTokenBucket } from '@ordering/rate-limit';
+import { type BucketParams, MemoryTokenBucket, RedisHealth, RedisTokenBucket } from '@ordering/rate-limit';
 
 export interface TokenBucketParams {
   /** Requests that may pass at once (a full bucket). */
@@ -37,14 +37,18 @@ const bucketParams = ({ burst, refillSeconds }: TokenBucketParams): BucketParams
 export class RedisTokenRequestThrottle implements TokenRequestThrottle {
   private readonly shared: RedisTokenBucket;
   private readonly local = new MemoryTokenBucket();
-  private outageSince: number | undefined;
+  private readonly health: RedisHealth;
 
   constructor(
     private readonly redis: Redis,
     prefix: string,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
     this.shared = new RedisTokenBucket(redis, `${prefix}auth:token-requests:`);
+    this.health = new RedisHealth(
+      logger,
+      'token endpoint limits are counted per auth process until it answers',
+    );
   }
 
   async take(bucket: string, params: TokenBucketParams): Promise<TokenBucketTake> {
@@ -52,31 +56,15 @@ export class RedisTokenRequestThrottle implements TokenRequestThrottle {
     if (this.redis.status === 'ready') {
       try {
         const { allowed, retryAfterSeconds } = await this.shared.take(bucket, bucketParams(params));
-        this.recovered();
+        this.health.succeeded();
         return { allowed, retryAfterSeconds };
       } catch (err) {
-        this.failed(err);
+        this.health.failed(err);
       }
     } else {
-      this.failed(new Error(`Redis connection is ${this.redis.status}`));
+      this.health.failed(new Error(`Redis connection is ${this.redis.status}`));
     }
     const { allowed, retryAfterSeconds } = this.local.take(bucket, bucketParams(params));
     return { allowed, retryAfterSeconds };
-  }
-
-  private failed(err: unknown): void {
-    if (this.outageSince !== undefined) return;
-    this.outageSince = Date.now();
-    this.logger.warn(
-      { err },
-      'Redis is unavailable: token endpoint limits are counted per auth process until it answers',
-    );
-  }
-
-  private recovered(): void {
-    if (this.outageSince === undefined) return;
-    const outageMs = Date.now() - this.outageSince;
-    this.outageSince = undefined;
-    this.logger.info({ outage_ms: outageMs }, 'Redis is available again: token endpoint limits are shared');
   }
 }
