@@ -47,6 +47,12 @@ function refuseUnreadableBody(req: Request, res: Response, next: NextFunction, e
     .json({ error: 'invalid_request', error_description: description });
 }
 
+/** A string field of the OAuth form this guard parsed (`req.body`); undefined when absent or not a string. */
+export function formField(req: Request, name: string): string | undefined {
+  const value = (req.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
 export function mountOAuthInputGuard(app: Express): void {
   // The provider reads an already parsed form body (`req.body`) as well as a stream.
   const form = express.urlencoded({ extended: false, limit: '56kb' });

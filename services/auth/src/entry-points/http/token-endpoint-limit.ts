@@ -9,6 +9,7 @@ import {
   type TokenBucketKind,
   type TokenRequestLimitDeps,
 } from '../../domain/token-request-limit-use-case';
+import { formField } from './oauth-input-guard';
 
 /**
  * RFC 6749 registers no error code for "too many requests"; Auth0's token endpoint answers this one,
@@ -21,11 +22,6 @@ const DESCRIPTIONS: Record<TokenBucketKind, string> = {
   user: 'too many token requests for this client and user: reuse an access token until it expires',
   failed_authentication: 'too many failed client authentications for this client_id',
 };
-
-function formField(req: Request, name: string): string | undefined {
-  const value = (req.body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : undefined;
-}
 
 export function mountTokenEndpointLimit(
   app: Express,

@@ -17,6 +17,7 @@ import { emailClaims } from '../../domain/email-claims';
 import { profileClaims } from '../../domain/profile-claims';
 import { findShopper } from './oidc-provider-factory';
 import type { CustomersClient } from '../../data-access/customers-client';
+import { formField } from './oauth-input-guard';
 
 export interface TokenRoutesDeps {
   clients: ClientRepository;
@@ -45,11 +46,6 @@ function oauthRoute(handler: (req: Request, res: Response, next: NextFunction) =
       else next(err);
     });
   };
-}
-
-function formField(req: Request, name: string): string | undefined {
-  const value = (req.body as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value : undefined;
 }
 
 function clientOf(deps: TokenRoutesDeps, req: Request) {
